@@ -271,6 +271,48 @@ function longFluxNames(documents: readonly ChartDocument[], context: ChartContex
   ];
 }
 
+/** The namespace `flux bootstrap` installs Flux and its GitRepository `flux-system` in. */
+const FLUX_BOOTSTRAP = 'flux-system';
+
+/**
+ * Kustomizations outside flux-system that read the GitRepository flux-system with no
+ * sourceRef.namespace: Flux looks for the source in the Kustomization's own namespace, and
+ * `flux bootstrap` creates it in flux-system, so nothing would reconcile (source not found). A
+ * warning, not an error: a GitRepository of that name may be there.
+ */
+function bootstrapSourceElsewhere(documents: readonly ChartDocument[], input: WiringInput): Diagnostic | undefined {
+  const sources = new Set(
+    documents
+      .filter(({ object }) => apiGroup(object.apiVersion) === 'source.toolkit.fluxcd.io')
+      .map(({ object }) => `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`),
+  );
+  const lost = documents.filter(({ object }) => {
+    const ref = (object.spec as { sourceRef?: { kind?: unknown; name?: unknown; namespace?: unknown } } | undefined)?.sourceRef;
+    const namespace = object.metadata.namespace ?? '';
+    return (
+      apiGroup(object.apiVersion) === 'kustomize.toolkit.fluxcd.io' &&
+      object.kind === 'Kustomization' &&
+      namespace !== FLUX_BOOTSTRAP &&
+      ref?.kind === 'GitRepository' &&
+      ref.name === FLUX_BOOTSTRAP &&
+      ref.namespace === undefined &&
+      !sources.has(`GitRepository/${namespace}/${FLUX_BOOTSTRAP}`)
+    );
+  });
+  if (lost.length === 0) return undefined;
+  const { template, object, locate } = lost[0]!;
+  // no object named: the warning reads the same in each cluster of a fleet, told once naming them
+  return {
+    ...(locate?.(['spec', 'sourceRef']) ?? { file: templateFile(input.chart, template) }),
+    path: 'spec.sourceRef',
+    message:
+      `${lost.length === 1 ? `the Kustomization ${object.metadata.name ?? ''} reads` : `${lost.length} Kustomizations read`} the GitRepository flux-system ` +
+      `in their own namespace ${object.metadata.namespace ?? ''} (the sourceRef names no namespace): flux bootstrap creates it in ${FLUX_BOOTSTRAP}, so Flux would find no source there`,
+    expected: `a sourceRef with namespace: ${FLUX_BOOTSTRAP}, or a source in the Kustomizations' namespace`,
+    hint: `pass --set sourceRef.namespace=${FLUX_BOOTSTRAP} (or sourceRef.namespace in the Config's gitops.flux.values), or --set gitRepository.url=<the repository> for a GitRepository of the chart's own`,
+  };
+}
+
 /**
  * A chart of the other tool (gitops.chart started from `chart show argocd`, rendered with
  * `--layout flux`): its objects would sync component directories that carry the layout's tool's
@@ -339,6 +381,8 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   for (const problem of unknown.errors) problems.add(problem);
   problems.throwIfAny();
   for (const doubt of unknown.doubts) input.onWarning?.(doubt);
+  const elsewhere = bootstrapSourceElsewhere(documents, input);
+  if (elsewhere) input.onWarning?.(elsewhere);
   const files = new Map<string, string>();
   const seen = new Map<string, string>();
   for (const { template, object, locate } of documents) {

@@ -14,6 +14,7 @@ import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-ma
 import { kubectlAvailable, kubectlKustomize } from '../helpers/tree.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
 import { rejection } from '../helpers/assertions.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 
 const REPO = 'https://git.example.com/platform/management.git';
 const manifestDir = writeTempManifest({ 'providers.yaml': corpusManifest('v1.12.0', 'repository') });
@@ -337,4 +338,27 @@ test("flux: every source kind the real Kustomization CRD's sourceRef takes, Exte
       assert.deepEqual((k.spec as { sourceRef: unknown }).sourceRef, { kind, name: 'platform' });
     }
   }
+});
+
+test('flux: Kustomizations in a namespace of their own that read the bootstrap GitRepository flux-system with no sourceRef.namespace are warned: Flux looks for it in their namespace; the hint followed renders without the warning (fluxcd kustomize-controller api/v1 CrossNamespaceSourceReference)', async () => {
+  const warnings: Diagnostic[] = [];
+  const onWarning = (w: Diagnostic) => warnings.push(w);
+  await render({ layout: 'flux', set: set('path=clusters/mgmt', 'namespace=gitops'), onWarning });
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.equal(warnings[0]!.path, 'spec.sourceRef');
+  assert.match(
+    warnings[0]!.message,
+    /^5 Kustomizations read the GitRepository flux-system in their own namespace gitops \(the sourceRef names no namespace\)/,
+  );
+  const hinted = /--set (sourceRef\.namespace=\S+)/.exec(warnings[0]!.hint ?? '')?.[1];
+  assert.equal(hinted, 'sourceRef.namespace=flux-system');
+  warnings.length = 0;
+  await render({ layout: 'flux', set: set('path=clusters/mgmt', 'namespace=gitops', hinted!), onWarning });
+  await render({
+    layout: 'flux',
+    set: set('path=clusters/mgmt', 'namespace=gitops', 'gitRepository.url=https://git.example.com/x.git'),
+    onWarning,
+  });
+  await fluxDefault;
+  assert.deepEqual(warnings, []);
 });
