@@ -748,3 +748,18 @@ test("a missing value in one template and a field the CRD does not declare in an
   setLine(root, syncPolicy, '  syncPolicy:');
   assert.equal((await render(dir)).code, 0);
 });
+
+test("a chart's values.schema.json that is not valid JSON is told at the line and column of the mistake, not at a character offset", async () => {
+  const { dir, chart } = await userChart();
+  const schema = path.join(path.dirname(chart), 'values.schema.json');
+  const lines = readFileSync(schema, 'utf8').split('\n');
+  const line = lines.findIndex((l) => l.trimEnd().endsWith(',')) + 1;
+  // the second comma, where a property name was expected
+  const column = lines[line - 1]!.trimEnd().length + 1;
+  setLine(schema, line, `${lines[line - 1]!.trimEnd()},`);
+  const stderr = await failed(dir);
+  assert.match(stderr, new RegExp(`^my-chart/values\\.schema\\.json:${line}:${column}: error: not valid JSON: `, 'm'));
+  assert.doesNotMatch(stderr, /at position \d+/);
+  setLine(schema, line, lines[line - 1]!);
+  assert.equal((await render(dir)).code, 0);
+});

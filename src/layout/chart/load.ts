@@ -101,12 +101,35 @@ function remoteReferences(node: unknown, at: string, out: string[]): string[] {
   return out;
 }
 
+/**
+ * JSON.parse's error at the line and column of its offset (V8 names the offset; Node 22 adds a
+ * line and column of its own, which this replaces).
+ */
+function jsonProblem(text: string, file: string, message: string): Diagnostic {
+  const offset = /at position (\d+)/.exec(message)?.[1];
+  const reason = message.replace(/\s*(in JSON )?at position \d+( \(line \d+ column \d+\))?/, '');
+  if (offset === undefined) return problem(file, `not valid JSON: ${reason}`, 'a JSON Schema document');
+  const before = text.slice(0, Number(offset));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return {
+    ...problem(
+      file,
+      `not valid JSON: ${reason}`,
+      'a JSON Schema document',
+      'correct the JSON there: a comma too many or missing, or a quote, is the usual cause',
+    ),
+    line,
+    column,
+  };
+}
+
 function parseSchema(text: string, file: string, bag: DiagnosticBag): Record<string, unknown> | undefined {
   let schema: unknown;
   try {
     schema = JSON.parse(text);
   } catch (err) {
-    bag.add(problem(file, `not valid JSON: ${(err as Error).message}`, 'a JSON Schema document'));
+    bag.add(jsonProblem(text, file, (err as Error).message));
     return undefined;
   }
   if (!isValuesMap(schema)) {
