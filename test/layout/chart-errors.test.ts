@@ -763,3 +763,33 @@ test("a chart's values.schema.json that is not valid JSON is told at the line an
   setLine(schema, line, lines[line - 1]!);
   assert.equal((await render(dir)).code, 0);
 });
+
+test("a chart's values.yaml that is not valid YAML is told once at its line and column, without the parser's own position repeated, with a hint", async () => {
+  const { dir, chart } = await userChart();
+  const values = path.join(path.dirname(chart), 'values.yaml');
+  const lines = readFileSync(values, 'utf8').split('\n');
+  const line = lines.indexOf('targetRevision: HEAD') + 1;
+  setLine(values, line, 'targetRevision: [HEAD');
+  const stderr = await failed(dir);
+  assert.match(stderr, /^my-chart\/values\.yaml:\d+:\d+: error: not valid YAML: [^\n]*\n  expected: a YAML mapping\n  hint: /m);
+  assert.doesNotMatch(stderr, /at line \d+, column \d+/);
+  setLine(values, line, 'targetRevision: HEAD');
+  assert.equal((await render(dir)).code, 0);
+});
+
+test('a --values file that is not valid YAML is told at its line and column without the parser repeating it, with a hint; corrected, it renders', async () => {
+  const { dir } = await userChart();
+  // beside the manifest directory, whose every *.yaml -f . reads as a manifest
+  const values = path.join(path.dirname(dir), 'wiring-values.yaml');
+  writeFileSync(values, 'targetRevision: [HEAD\nproject: capi-gitops\n');
+  const result = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../wiring-values.yaml'], { cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /^\.\.\/wiring-values\.yaml:\d+:\d+: error: not valid YAML: [^\n]*\n  expected: a YAML mapping of chart values\n  hint: /m,
+  );
+  assert.doesNotMatch(result.stderr, /at line \d+, column \d+/);
+  writeFileSync(values, 'targetRevision: HEAD\nproject: capi-gitops\n');
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../wiring-values.yaml'], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+});

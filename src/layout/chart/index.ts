@@ -12,7 +12,7 @@ import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
-import { otherSyncingTool, type LoadedChart, type ValuesLayer } from './types.js';
+import { otherSyncingTool, yamlSyntaxProblem, type LoadedChart, type ValuesLayer } from './types.js';
 import type { SetExpression } from '../../core/helm-set.js';
 
 export interface ChartRequest {
@@ -69,14 +69,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
   reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new CapiGitopsError({
-      file,
-      line: e.linePos?.[0]?.line,
-      column: e.linePos?.[0]?.col,
-      message: `not valid YAML: ${e.message.split('\n')[0]}`,
-      expected: 'a YAML mapping of chart values',
-    });
+    throw new CapiGitopsError(yamlSyntaxProblem(doc.errors[0]!, file, 'a YAML mapping of chart values'));
   }
   const values = valuesToJS(doc, text, file);
   if (values === null || values === undefined) return { source: file, values: {} };

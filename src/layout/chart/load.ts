@@ -16,7 +16,7 @@ const require = createRequire(import.meta.url);
 
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'charts');
-import { BUILT_IN_CHARTS } from './types.js';
+import { BUILT_IN_CHARTS, yamlSyntaxProblem } from './types.js';
 export { BUILT_IN_CHARTS };
 
 const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -46,8 +46,7 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
   reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const [line, column] = e.linePos?.[0] ? [e.linePos[0].line, e.linePos[0].col] : [undefined, undefined];
-    bag.add({ file, line, column, message: `not valid YAML: ${e.message.split('\n')[0]}`, expected: 'a YAML mapping' });
+    bag.add(yamlSyntaxProblem(e, file, 'a YAML mapping'));
     return undefined;
   }
   let value: unknown;

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import type { KObject } from '../../core/kobject.js';
 import type { Values } from '../../core/values.js';
 import type { ChartCompilers } from './compilers.js';
+import type { YAMLError } from 'yaml';
 
 /** The built-in charts' names. */
 export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
@@ -150,4 +151,17 @@ export interface ChartDocument {
   object: KObject;
   /** The chart line that wrote the value at a field path of the object, when one line can have (see render.ts writingLine). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
+}
+
+/** The `yaml` library's first error in a chart's or values file, at its line and column. */
+export function yamlSyntaxProblem(e: YAMLError, file: string, expected: string): Diagnostic {
+  return {
+    file,
+    line: e.linePos?.[0]?.line,
+    column: e.linePos?.[0]?.col,
+    // the parser's own "at line 12, column 1:" repeats the position the diagnostic has
+    message: `not valid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
+    expected,
+    hint: 'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause',
+  };
 }
