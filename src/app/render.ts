@@ -70,7 +70,6 @@ function rootNotes(summary: WriteSummary, written: RenderResult['written'], outp
     created: { paths: created, read: (file) => text(written.get(file)!) },
     newPaths,
     oldPaths: new Set([...[...newPaths].filter((file) => !createdSet.has(file)), ...summary.removed]),
-    renderedBefore: newPaths.size > created.length || summary.removed.length > 0,
     shown: (file) => path.join(output, file),
   });
 }

@@ -94,8 +94,6 @@ export interface WrittenTrees {
   newPaths: ReadonlySet<string>;
   /** Every file of the tree before the write. */
   oldPaths: ReadonlySet<string>;
-  /** Whether the output held a render before (a first render's README says to apply the roots). */
-  renderedBefore: boolean;
   /** A file's path as the user gives it to kubectl (the output directory as given, joined). */
   shown: (file: string) => string;
 }
@@ -176,7 +174,6 @@ export function wiringRootNotes(trees: WrittenTrees): string[] {
         `delete ${others === 0 ? 'it' : 'them'} there, ${safety}: ${commands.join('; ')}`,
     );
   }
-  if (!trees.renderedBefore) return notes;
   for (const root of created.filter(isRoot)) {
     notes.push(
       `${whatHappened(posix.dirname(root.file), trees.oldPaths, 'new')}: after pushing, apply its root ${described(root)} ` +
