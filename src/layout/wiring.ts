@@ -65,9 +65,13 @@ function componentPlace(c: RenderedComponent): ComponentPlace {
   return { directory: componentDirectory(c), wave: COMPONENT_WAVE[c.type] };
 }
 
+/**
+ * A directory's path in the repository as the wiring writes it: relative and clean (`/a//b/`,
+ * `./a` are `a/b`, `a`): Argo CD refuses an absolute source path (argo-cd util/app/path Path).
+ */
 function joinPath(base: string, dir: string): string {
-  const trimmed = base.replace(/^\.\/+/, '').replace(/\/+$/, '');
-  return trimmed === '' || trimmed === '.' ? dir : `${trimmed}/${dir}`;
+  const root = repositoryPath(base);
+  return root === '' ? dir : `${root}/${dir}`;
 }
 
 function selectorOf(obj: KObject): ObjectSelector {

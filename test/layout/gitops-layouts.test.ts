@@ -362,3 +362,16 @@ test('flux: Kustomizations in a namespace of their own that read the bootstrap G
   await fluxDefault;
   assert.deepEqual(warnings, []);
 });
+
+test('a path written from the repository root with a leading slash (/clusters/mgmt/) gives the wiring relative paths: Argo CD refuses an absolute source path (argo-cd util/app/path Path: "app path is absolute"), and Flux reads ./clusters/mgmt/…', async () => {
+  const argo = wiringObjects((await render({ layout: 'argocd', set: set(`repoURL=${REPO}`, 'path=/clusters/mgmt/') })).files, 'argocd');
+  const paths = byKind(argo, 'Application').map((a) => (a.spec as { source: { path: string } }).source.path);
+  assert.ok(paths.includes('clusters/mgmt/01-cluster-api') && paths.includes('clusters/mgmt/argocd'), paths.join(', '));
+  assert.deepEqual(
+    paths.filter((p) => !p.startsWith('clusters/mgmt/')),
+    [],
+  );
+  const flux = wiringObjects((await render({ layout: 'flux', set: set('path=//clusters//mgmt/') })).files, 'flux');
+  const fluxPaths = byKind(flux, 'Kustomization').map((k) => (k.spec as { path: string }).path);
+  assert.ok(fluxPaths.includes('./clusters/mgmt/01-cluster-api') && fluxPaths.includes('./clusters/mgmt/flux'), fluxPaths.join(', '));
+});
