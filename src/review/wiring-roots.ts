@@ -7,6 +7,7 @@
  * applied. These notes say what to run.
  */
 import { posix } from 'node:path';
+import { clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { apiGroup, type KObject } from '../core/kobject.js';
 import { shellWord } from '../core/shell.js';
@@ -151,6 +152,33 @@ function needsFirst(root: FileObject, trees: WrittenTrees): FileObject[] {
   });
 }
 
+/**
+ * The new clusters' notes told once where they are alike but for the cluster's name (a fleet's
+ * first render, a hundred clusters added): `clusters c000–c099 are new …`, with `<cluster>`
+ * where each one's name goes.
+ */
+function newClustersOnce(applies: readonly { cluster: string | undefined; note: string }[]): string[] {
+  const PLACE = '<cluster>';
+  const NEW = `cluster ${PLACE} is new in the output: after pushing, apply its root `;
+  const groups = new Map<string, string[]>();
+  const out: string[] = [];
+  for (const { cluster, note } of applies) {
+    const key =
+      cluster === undefined ? undefined : note.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(cluster)}(?![A-Za-z0-9])`, 'g'), PLACE);
+    if (key === undefined || !key.startsWith(NEW)) out.push(note);
+    else groups.set(key, [...(groups.get(key) ?? []), cluster!]);
+  }
+  for (const [key, clusters] of groups)
+    out.push(
+      clusters.length === 1
+        ? key.split(PLACE).join(clusters[0]!)
+        : `clusters ${clusterRanges(clusters)} are new in the output: after pushing, apply each one's root ${key.slice(NEW.length)}`,
+    );
+  return out;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {
   // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
@@ -174,11 +202,11 @@ export function wiringRootNotes(trees: WrittenTrees): string[] {
         `delete ${others === 0 ? 'it' : 'them'} there, ${safety}: ${commands.join('; ')}`,
     );
   }
-  for (const root of created.filter(isRoot)) {
-    notes.push(
+  const applies = created.filter(isRoot).map((root) => ({
+    cluster: /^clusters\/([^/]+)\//.exec(root.file)?.[1],
+    note:
       `${whatHappened(posix.dirname(root.file), trees.oldPaths, 'new')}: after pushing, apply its root ${described(root)} ` +
-        `once (nothing reconciles it until then): kubectl apply ${[...needsFirst(root, trees), root].map((o) => `-f ${shellWord(trees.shown(o.file))}`).join(' ')}`,
-    );
-  }
-  return notes;
+      `once (nothing reconciles it until then): kubectl apply ${[...needsFirst(root, trees), root].map((o) => `-f ${shellWord(trees.shown(o.file))}`).join(' ')}`,
+  }));
+  return [...notes, ...newClustersOnce(applies)];
 }
