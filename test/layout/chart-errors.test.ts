@@ -793,3 +793,28 @@ test('a --values file that is not valid YAML is told at its line and column with
   const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../wiring-values.yaml'], { cwd: dir });
   assert.equal(fixed.code, 0, fixed.stderr);
 });
+
+test("a Chart.yaml whose apiVersion, name or version is wrong or missing is told at the value's line and column where there is one, each with a hint that, followed, renders", async () => {
+  const { dir, chart } = await userChart();
+  const chartFile = path.join(path.dirname(chart), 'Chart.yaml');
+  const lines = readFileSync(chartFile, 'utf8').split('\n');
+  const at = (key: string) => lines.findIndex((l) => l.startsWith(`${key}:`)) + 1;
+  const [apiVersion, name, version] = [at('apiVersion'), at('name'), at('version')];
+  setLine(chartFile, apiVersion, 'apiVersion: v1');
+  setLine(chartFile, name, 'name: My_Wiring');
+  setLine(chartFile, version, '# version removed');
+  const stderr = await failed(dir);
+  assert.match(
+    stderr,
+    new RegExp(`^my-chart/Chart\\.yaml:${apiVersion}:13: error: apiVersion: is "v1"\\n.*\\n  hint: write apiVersion: v2\\n`, 'm'),
+  );
+  assert.match(
+    stderr,
+    new RegExp(`^my-chart/Chart\\.yaml:${name}:7: error: name: is "My_Wiring"\\n.*\\n  hint: write name: my-wiring\\n`, 'm'),
+  );
+  assert.match(stderr, /^my-chart\/Chart\.yaml: error: version: is missing\n.*\n {2}hint: write version: 0\.1\.0\n/m);
+  setLine(chartFile, apiVersion, 'apiVersion: v2');
+  setLine(chartFile, name, 'name: my-wiring');
+  setLine(chartFile, version, 'version: 0.1.0');
+  assert.equal((await render(dir)).code, 0);
+});

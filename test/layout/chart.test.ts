@@ -382,8 +382,13 @@ test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', a
   const dir = writeChart({ 'Chart.yaml': 'apiVersion: v1\nname: Bad_Name\n', 'templates/cm.yaml': PROBE_TEMPLATE });
   const error = await rejection(loadChart(dir));
   assert.deepEqual(
-    error.diagnostics.map((d) => d.path),
-    ['apiVersion', 'name', 'version'],
+    error.diagnostics.map((d) => [d.path, d.line]),
+    // the missing version at the file, told first; the others at their lines
+    [
+      ['version', undefined],
+      ['apiVersion', 1],
+      ['name', 2],
+    ],
   );
 });
 

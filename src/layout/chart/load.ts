@@ -64,20 +64,37 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
   return value;
 }
 
-function chartMetadata(value: Values | undefined, file: string, bag: DiagnosticBag): ChartMetadata | undefined {
+/** A field's value as Chart.yaml has it, for a message: `is "v1"`, `is missing`. */
+const isValue = (value: unknown) => (value === undefined || value === null ? 'is missing' : `is ${JSON.stringify(value)}`);
+
+/**
+ * Chart.yaml's fields, each problem at its value's line and column where Chart.yaml has one
+ * (`at`), with what to write there.
+ */
+function chartMetadata(
+  value: Values | undefined,
+  file: string,
+  bag: DiagnosticBag,
+  at: (field: string) => Pick<Diagnostic, 'line' | 'column'>,
+): ChartMetadata | undefined {
   if (!value) return undefined;
   const before = bag.size;
-  if (value.apiVersion !== 'v2')
-    bag.add({
-      ...problem(file, `apiVersion is ${JSON.stringify(value.apiVersion)}`, 'apiVersion: v2 (Helm 3 charts)'),
-      path: 'apiVersion',
-    });
-  if (typeof value.name !== 'string' || !CHART_NAME.test(value.name))
-    bag.add({ ...problem(file, `name is ${JSON.stringify(value.name)}`, 'a lower-case DNS label such as my-wiring'), path: 'name' });
-  if (typeof value.version !== 'string' || value.version === '')
-    bag.add({ ...problem(file, 'version is missing', 'a SemVer version such as 0.1.0'), path: 'version' });
+  const tell = (field: string, expected: string, hint: string) =>
+    bag.add({ ...problem(file, isValue(value[field]), expected, hint), ...(value[field] === undefined ? {} : at(field)), path: field });
+  if (value.apiVersion !== 'v2') tell('apiVersion', 'apiVersion: v2 (Helm 3 charts)', 'write apiVersion: v2');
+  if (typeof value.name !== 'string' || !CHART_NAME.test(value.name)) {
+    const label =
+      typeof value.name === 'string'
+        ? value.name
+            .toLowerCase()
+            .replace(/[^a-z0-9-]+/g, '-')
+            .replace(/^-+|-+$/g, '')
+        : '';
+    tell('name', 'a lower-case DNS label such as my-wiring', `write name: ${CHART_NAME.test(label) ? label : 'my-wiring'}`);
+  }
+  if (typeof value.version !== 'string' || value.version === '') tell('version', 'a SemVer version such as 0.1.0', 'write version: 0.1.0');
   if (value.description !== undefined && typeof value.description !== 'string')
-    bag.add({ ...problem(file, 'description is not a string', 'a one-line description'), path: 'description' });
+    tell('description', 'a one-line description', 'write the description as one line of text, or remove it');
   if (bag.size > before) return undefined;
   return {
     apiVersion: 'v2',
@@ -200,7 +217,11 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
         : `start from a built-in chart: capi-gitops chart show ${builtIn} --output-dir ${dir}`,
     });
   }
-  const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag);
+  const chartAt = defaultsLocator(chartFile, chartText);
+  const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag, (field) => {
+    const { line, column } = chartAt([field]);
+    return { line, column };
+  });
   const valuesFile = path.join(dir, 'values.yaml');
   const valuesText = await readOptional(valuesFile);
   const defaults = valuesText === undefined ? {} : parseYamlMap(valuesText, valuesFile, bag);
