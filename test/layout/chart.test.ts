@@ -283,6 +283,19 @@ test('a schema with a remote $ref is refused: charts never make the tool fetch',
   });
   const error = await rejection(loadChart(dir));
   assert.match(error.diagnostics[0]!.message, /refers outside itself: #\/properties\/a\/\$ref: https:\/\/example\.com\/schema\.json/);
+  // each told at its line and column in the schema file
+  const written = writeChart({
+    'values.schema.json':
+      '{\n  "type": "object",\n  "properties": {\n    "a": { "$ref": "https://example.com/a.json" },\n    "b": { "$ref": "b.json" }\n  }\n}\n',
+    'templates/cm.yaml': PROBE_TEMPLATE,
+  });
+  assert.deepEqual(
+    (await rejection(loadChart(written))).diagnostics.map((d) => [d.line, d.column, d.message]),
+    [
+      [4, 20, 'refers outside itself: #/properties/a/$ref: https://example.com/a.json'],
+      [5, 20, 'refers outside itself: #/properties/b/$ref: b.json'],
+    ],
+  );
 });
 
 test('a template reading a value that does not exist fails naming the chart file and line (strict)', async () => {

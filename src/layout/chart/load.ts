@@ -105,13 +105,13 @@ function chartMetadata(
 }
 
 /** Every `$ref` in a schema must point inside it (`#…`): a chart never makes the tool fetch. */
-function remoteReferences(node: unknown, at: string, out: string[]): string[] {
-  if (Array.isArray(node)) node.forEach((item, i) => remoteReferences(item, `${at}/${i}`, out));
+function remoteReferences(node: unknown, at: string[], out: { at: string[]; ref: string }[]): { at: string[]; ref: string }[] {
+  if (Array.isArray(node)) node.forEach((item, i) => remoteReferences(item, [...at, String(i)], out));
   else if (isValuesMap(node)) {
     for (const [key, value] of Object.entries(node)) {
       if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && !value.startsWith('#'))
-        out.push(`${at}/${key}: ${value}`);
-      else remoteReferences(value, `${at}/${key}`, out);
+        out.push({ at: [...at, key], ref: value });
+      else remoteReferences(value, [...at, key], out);
     }
   }
   return out;
@@ -152,18 +152,23 @@ function parseSchema(text: string, file: string, bag: DiagnosticBag): Record<str
     bag.add(problem(file, 'is not a JSON object', 'a JSON Schema document'));
     return undefined;
   }
-  const remote = remoteReferences(schema, '#', []);
-  if (remote.length > 0) {
-    bag.add(
-      problem(
+  const remote = remoteReferences(schema, [], []);
+  // JSON is YAML: the schema is read again for the positions only when one is told
+  const position = remote.length > 0 ? defaultsLocator(file, text) : undefined;
+  for (const { at, ref } of remote) {
+    const { line, column } = position!(at);
+    bag.add({
+      ...problem(
         file,
-        `refers outside itself: ${remote.join(', ')}`,
+        `refers outside itself: ${['#', ...at].join('/')}: ${ref}`,
         'only local references ("$ref": "#/$defs/…")',
         'copy the referenced definitions into $defs: charts are rendered offline and never fetch schemas',
       ),
-    );
-    return undefined;
+      line,
+      column,
+    });
   }
+  if (remote.length > 0) return undefined;
   return schema;
 }
 
