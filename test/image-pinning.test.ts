@@ -48,6 +48,13 @@ function isolatedEnv(extra: Record<string, string> = {}): Record<string, string 
   return { DOCKER_CONFIG: dockerConfig, HOME: dockerConfig, ...extra };
 }
 
+/** The CLI's environment: this process's, isolated from Docker credentials and any OCI_* of the machine. */
+function isolatedCliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...isolatedEnv(), ...extra } as NodeJS.ProcessEnv;
+  for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+  return env;
+}
+
 const METADATA = `apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3
 kind: Metadata
 releaseSeries:
@@ -1000,8 +1007,7 @@ test(
     // the registry itself: spawnSync blocks this process, where the recording front runs
     const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/cli'));
     const out = path.join(tempDir(), 'out');
-    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
-    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const env = isolatedCliEnv();
     const rendered = await runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(rendered.code, 0, rendered.stderr);
     assert.equal(deploymentImages(out).manager, `${registry.host}/cli/cluster-api-controller:v1.0.0@${first.digest}`);
@@ -1028,8 +1034,7 @@ test(
     await pushImage(registry.url, 'hinted/capi-init', 'v1.0.0');
     const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/hinted'));
     const out = path.join(tempDir(), 'out');
-    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
-    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const env = isolatedCliEnv();
     assert.equal((await runCli(['render', '-f', dir, '-o', out], { env })).code, 0);
     const checked = await runCli(['check', '-f', dir, '-o', out, '--pin-images'], { env });
     assert.equal(checked.code, 1, checked.stderr);
@@ -1050,8 +1055,7 @@ test(
     await pushImage(registry.url, 'unflagged/capi-init', 'v1.0.0');
     const dir = manifestDir(MIRROR(registry.host).replace('/mirror', '/unflagged'));
     const out = path.join(tempDir(), 'out');
-    const env = { ...process.env, ...isolatedEnv() } as NodeJS.ProcessEnv;
-    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const env = isolatedCliEnv();
     assert.equal((await runCli(['render', '-f', dir, '-o', out, '--pin-images'], { env })).code, 0);
     const lockFile = path.join(dir, 'capi-gitops.lock.yaml');
     const imagesLine =
@@ -1116,8 +1120,7 @@ test(
     await pushImage(registry.url, 'annotated/capi-init', 'v1.0.0');
     const dir = manifestDir(`pinImages: true\n${MIRROR(registry.host).replace('/mirror', '/annotated')}`);
     const out = path.join(tempDir(), 'out');
-    const env = { ...process.env, ...isolatedEnv(), GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '' } as NodeJS.ProcessEnv;
-    for (const name of ['OCI_USERNAME', 'OCI_PASSWORD', 'OCI_ACCESS_TOKEN', 'OCI_REFRESH_TOKEN']) delete env[name];
+    const env = isolatedCliEnv({ GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: '' });
     assert.equal((await runCli(['render', '-f', dir, '-o', out], { env })).code, 0);
     await pushImage(registry.url, 'annotated/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
     const checked = await runCli(['check', '-f', dir, '-o', out], { env });
