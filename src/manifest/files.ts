@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
 import { errorCode } from '../core/error-code.js';
+import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 
 /** The lockfile's name: it sits beside the manifests (lock/ reads and writes it). */
 export const LOCKFILE_NAME = 'capi-gitops.lock.yaml';
@@ -170,14 +171,20 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 class TooLarge extends Error {}
 
-/** The file's bytes, read in chunks so that a device or pipe without end stops at the bound. */
+/**
+ * The file's bytes, read in chunks so that a device or pipe without end stops at the bound. A
+ * regular file's chunk is its size and a byte (the read that finds its end): a 1 MiB buffer for
+ * each of thousands of small files in a -f directory was gigabytes allocated and collected.
+ */
 async function readBounded(file: string): Promise<Buffer> {
   const handle = await open(file, 'r');
   try {
+    const { size } = await handle.stat();
+    const chunkSize = Math.min(1024 * 1024, size > 0 ? size + 1 : 64 * 1024);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(1024 * 1024, MAX_MANIFEST_BYTES + 1 - total));
+      const chunk = Buffer.allocUnsafe(Math.min(chunkSize, MAX_MANIFEST_BYTES + 1 - total));
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
       if (bytesRead === 0) return Buffer.concat(chunks, total);
       chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
@@ -208,7 +215,8 @@ export async function readBoundedText(file: string): Promise<string> {
 }
 
 /**
- * Reads all files in parallel, keeping their order. `texts` (absolute path → text) stands in for
+ * Reads the files OPEN_FILES at a time (a -f directory of more files than the open-file limit
+ * failed past it with EMFILE), keeping their order. `texts` (absolute path → text) stands in for
  * files not yet written (`update` resolves its edits before it commits them with the lockfile).
  */
 export async function readManifestFiles(
@@ -216,36 +224,34 @@ export async function readManifestFiles(
   problems: Diagnostic[],
   texts?: ReadonlyMap<string, string>,
 ): Promise<ManifestFile[]> {
-  const read = await Promise.all(
-    files.map(async (file) => {
-      const text = texts?.get(path.resolve(file));
-      if (text !== undefined) return { file, text };
-      try {
-        const bytes = await readBounded(file);
-        return { file, text: decodeUtf8(bytes, file) };
-      } catch (error) {
-        if (error instanceof TooLarge) {
-          problems.push({
-            file,
-            message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`,
-            expected: 'a manifest file of at most 64 MiB',
-            hint: 'split the manifest into several files, or check that -f names the file you meant',
-          });
-          return undefined;
-        }
-        if (error instanceof CapiGitopsError) {
-          problems.push(...error.diagnostics);
-          return undefined;
-        }
+  const read = await mapLimited(files, OPEN_FILES, async (file) => {
+    const text = texts?.get(path.resolve(file));
+    if (text !== undefined) return { file, text };
+    try {
+      const bytes = await readBounded(file);
+      return { file, text: decodeUtf8(bytes, file) };
+    } catch (error) {
+      if (error instanceof TooLarge) {
         problems.push({
           file,
-          message: `cannot read: ${errorCode(error) ?? (error as Error).message}`,
-          expected: EXPECTED_PATH,
-          hint: 'check that the file is readable',
+          message: `larger than ${MAX_MANIFEST_BYTES / 1024 / 1024} MiB`,
+          expected: 'a manifest file of at most 64 MiB',
+          hint: 'split the manifest into several files, or check that -f names the file you meant',
         });
         return undefined;
       }
-    }),
-  );
+      if (error instanceof CapiGitopsError) {
+        problems.push(...error.diagnostics);
+        return undefined;
+      }
+      problems.push({
+        file,
+        message: `cannot read: ${errorCode(error) ?? (error as Error).message}`,
+        expected: EXPECTED_PATH,
+        hint: 'check that the file is readable',
+      });
+      return undefined;
+    }
+  });
   return read.filter((entry): entry is ManifestFile => entry !== undefined);
 }

@@ -214,3 +214,24 @@ test('--cache-dir "" is a usage error, not a cache spread over the working direc
   assert.match(result.stderr, /--cache-dir "": expected a directory/);
   assert.deepEqual(readdirSync(cwd), []);
 });
+
+test('a -f directory of more files than the open-file limit (ulimit -n 256, 600 files) is read whole, not "cannot read: EMFILE" for the files past the limit', () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  for (let i = 0; i < 600; i++)
+    writeFileSync(
+      path.join(manifest, `cm-${String(i).padStart(3, '0')}.yaml`),
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c${i}\n  namespace: capi-system\ndata:\n  a: b\n`,
+    );
+  const out = path.join(tempDir(), 'out');
+  const result = spawnSync(
+    'bash',
+    ['-c', 'ulimit -n 256 && exec "$@"', 'bash', process.execPath, CLI, 'render', '--quiet', '-f', manifest, '-o', out],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
+  assert.doesNotMatch(result.stderr, /EMFILE/);
+  assert.equal(result.status, 0, result.stderr);
+});
