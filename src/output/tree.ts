@@ -1,6 +1,6 @@
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { compareStrings } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 
 /** Whether anything is at `file` (a symlink itself counts). */
 export function exists(file: string): Promise<boolean> {
@@ -8,6 +8,22 @@ export function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/**
+ * Refuses an output path (as given: `-o`, `--from`, `--to`) that exists and is not a directory,
+ * a link to one included: check and diff would read a file there as an empty output, every
+ * rendered file missing, and offer a render that refuses the path.
+ */
+export async function refuseNonDirectory(given: string): Promise<void> {
+  const st = await stat(given).catch(() => undefined);
+  if (st === undefined || st.isDirectory()) return;
+  throw new CapiGitopsError({
+    file: given,
+    message: 'the output path exists and is not a directory',
+    expected: 'the directory capi-gitops renders into',
+    hint: `check the path: ${given} is a file, and a rendered output is a directory`,
+  });
 }
 
 type EntryType = 'file' | 'dir' | 'symlink' | 'other';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
-import { scanTree } from '../output/tree.js';
+import { refuseNonDirectory, scanTree } from '../output/tree.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { isHidden } from '../output/unwritten-files.js';
 import { clusterOf, clusterOrder } from './objects.js';
@@ -78,6 +78,7 @@ export interface OutputTree extends ReviewTree {
  */
 export async function openOutputTree(dir: string): Promise<OutputTree> {
   const root = path.resolve(dir);
+  await refuseNonDirectory(dir);
   const entries = await scanTree(root).catch((err: NodeJS.ErrnoException) => {
     throw new CapiGitopsError({
       file: dir,
