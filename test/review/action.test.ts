@@ -305,6 +305,53 @@ test('action.yml on a pull request: install, diff to the step summary, PR commen
   }
 });
 
+test('action.yml on the pull request that fixes a base whose manifest does not render: the diff is told as not made, and check, the gate, passes the job', async () => {
+  const workspace = tempDir('capi-gitops-action-');
+  try {
+    cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(workspace, 'examples'), { recursive: true });
+    git(workspace, 'init', '-q', '-b', 'main');
+    git(workspace, 'config', 'user.email', 'ci@example.com');
+    git(workspace, 'config', 'user.name', 'CI');
+    const cli = async (args: string[]) => await runCli([...args], { cwd: workspace });
+    assert.equal((await cli(['render', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'])).code, 0);
+    // the base: a merge committed with its conflict markers
+    const providers = path.join(workspace, 'examples', 'management-cluster', 'providers.yaml');
+    const fixed = readFileSync(providers, 'utf8');
+    writeFileSync(providers, `${fixed}<<<<<<< HEAD\n# ours\n=======\n# theirs\n>>>>>>> topic\n`);
+    git(workspace, 'add', '-A');
+    git(workspace, 'commit', '-q', '-m', 'base');
+    const base = git(workspace, 'rev-parse', 'HEAD');
+    writeFileSync(providers, fixed);
+    git(workspace, 'commit', '-q', '-am', 'resolve the conflict');
+
+    const summary = path.join(tempDir('capi-gitops-summary-'), 'step-summary.md');
+    writeFileSync(summary, '');
+    const github = {
+      event_name: 'pull_request',
+      action_path: PROJECT_ROOT,
+      token: 'ghs_fake',
+      event: { pull_request: { number: 7, base: { sha: base } } },
+    };
+    const steps = await runAction(workspace, { manifest: 'examples/management-cluster', output: 'clusters/mgmt' }, github, {
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    assert.deepEqual(
+      steps.map((s) => [s.name, s.status]),
+      [
+        ['Install capi-gitops', 0],
+        ["Diff against the pull request's base", 0],
+        ['Check the committed output', 0],
+      ],
+      JSON.stringify(steps, null, 2),
+    );
+    assert.match(steps[1]!.stderr, /unresolved Git merge conflict/);
+    assert.match(steps[1]!.stderr, /::warning title=capi-gitops diff::/);
+    assert.match(readFileSync(summary, 'utf8'), /capi-gitops diff/);
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
 /**
  * The action's own checkout with a stand-in for the single-file bundle that records the argument
  * list and the secret variables it was started with, so the test sees exactly what a workflow's
