@@ -99,6 +99,51 @@ async function untrackedSecretFiles(directory: string, rel: string, inCommit: Re
   return out;
 }
 
+interface Tree {
+  root: string;
+  top: string;
+  ref: string;
+  materialized: ReadonlySet<string>;
+}
+
+/**
+ * A problem's message, expected and hint without a path in the temporary tree, which is gone when
+ * they are printed: a file of the commit is `<ref>:<path>`, a file linked from the working tree is
+ * that file. A hint naming a file of the commit (an `iconv` or `rm` of it) cannot be followed
+ * there: it says where that file is, and what to do instead.
+ */
+function outOfTree(problem: object, tree: Tree): { message?: string; expected?: string; hint?: string } {
+  const { root, top, ref, materialized } = tree;
+  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // the root, and what follows it up to a space or a quote
+  const treePath = new RegExp(escaped(root) + '(?:' + escaped(path.sep) + '[^\\s\'"`]*)?', 'g');
+  const ofCommit = (rel: string) => [...materialized].find((f) => rel === f || rel.startsWith(f));
+  const fields = problem as { message?: unknown; expected?: unknown; hint?: unknown };
+  const named: string[] = [];
+  const mapped = (text: unknown) =>
+    typeof text !== 'string'
+      ? undefined
+      : text.replace(treePath, (match) => {
+          const rel = match
+            .slice(root.length + 1)
+            .split(path.sep)
+            .join('/');
+          const file = ofCommit(rel);
+          if (file !== undefined) named.push(file);
+          return file !== undefined ? `${ref}:${rel}` : path.join(top, match.slice(root.length));
+        });
+  const out: { message?: string; expected?: string; hint?: string } = {};
+  for (const key of ['message', 'expected'] as const) if (typeof fields[key] === 'string') out[key] = mapped(fields[key]);
+  const before = named.length;
+  const hint = mapped(fields.hint);
+  if (hint !== undefined)
+    out.hint =
+      named.length > before
+        ? `${ref}:${named.at(-1)} is the file as it was at ${ref}, which diff reads for the old side: fix it in a commit there, or diff against another --base`
+        : hint;
+  return out;
+}
+
 /**
  * Writes the `-f` paths (files or directories, as given on the command line) and the lockfile
  * beside the first as they were at `ref`. A path missing at that commit is one the change adds.
@@ -203,10 +248,11 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     await make(() => linkWorkingTree(top, root, materialized, owned));
     for (const f of secretFiles) await make(() => symlink(path.join(top, f), path.join(root, f)));
     const located = <T extends { file?: string }>(problem: T): T => {
+      const texts = outOfTree(problem, { root, top, ref, materialized });
       const rel = problem.file === undefined ? '..' : path.relative(root, problem.file);
-      if (rel.startsWith('..') || path.isAbsolute(rel)) return problem;
+      if (rel.startsWith('..') || path.isAbsolute(rel)) return { ...problem, ...texts };
       const repositoryPath = rel.split(path.sep).join('/');
-      return { ...problem, file: materialized.has(repositoryPath) ? `${ref}:${repositoryPath}` : path.join(top, rel) };
+      return { ...problem, ...texts, file: materialized.has(repositoryPath) ? `${ref}:${repositoryPath}` : path.join(top, rel) };
     };
     return {
       commit,

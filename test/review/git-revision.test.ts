@@ -42,3 +42,34 @@ test('SIGINT while --base materialises its revision: the run stops before the ne
     resetInterruptState();
   }
 });
+
+test("a problem in --base's revision names no path in the temporary tree (gone when it is printed): the commit's files as <ref>:<path>, with a hint that can be followed; the working tree's as they are", async () => {
+  const repo = tempDir();
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+  git('init', '-q');
+  mkdirSync(path.join(repo, 'mc'));
+  writeFileSync(path.join(repo, 'mc', 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n');
+  git('add', '.');
+  git('commit', '-qm', 'manifest');
+  mkdirSync(path.join(repo, 'charts'));
+  const revision = await manifestAtRevision('HEAD', [path.join(repo, 'mc')]);
+  try {
+    const tree = path.dirname(revision.manifestPaths[0]!);
+    const inCommit = path.join(tree, 'mc', 'a.yaml');
+    const problem = revision.located({
+      file: inCommit,
+      message: `not valid UTF-8 in ${inCommit}`,
+      hint: `convert it in place: iconv -f LATIN1 -t UTF-8 ${inCommit} > ${inCommit}.utf8 && mv ${inCommit}.utf8 ${inCommit}`,
+    });
+    assert.equal(problem.file, 'HEAD:mc/a.yaml');
+    assert.ok(!JSON.stringify(problem).includes(tree), JSON.stringify(problem));
+    assert.match(problem.message, /not valid UTF-8 in HEAD:mc\/a\.yaml$/);
+    assert.match(problem.hint, /HEAD:mc\/a\.yaml is the file as it was at HEAD/);
+    const linked = path.join(tree, 'charts', 'values.yaml');
+    const working = revision.located({ file: linked, message: 'bad', hint: `fix ${linked}` });
+    assert.equal(working.file, path.join(repo, 'charts', 'values.yaml'));
+    assert.equal(working.hint, `fix ${path.join(repo, 'charts', 'values.yaml')}`);
+  } finally {
+    await revision.dispose();
+  }
+});
