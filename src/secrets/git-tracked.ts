@@ -1,8 +1,8 @@
 /**
  * A Secret's values in a `-f` file that Git tracks, or would pick up (inside a work tree and not
  * ignored, so `git add -A` commits it), are on their way into the repository's history: a
- * warning names the file and how to keep it out. Git itself answers (`git ls-files
- * --error-unmatch`, `git check-ignore`), so every ignore rule (nested .gitignore files,
+ * warning names the file and how to keep it out. Git itself answers (`git ls-files`, `git
+ * check-ignore`, once a directory), so every ignore rule (nested .gitignore files,
  * .git/info/exclude, core.excludesFile) counts. Loaded only for a manifest with such a Secret.
  */
 import { execFile } from 'node:child_process';
@@ -12,24 +12,51 @@ import type { SecretObject } from '../manifest/types.js';
 
 type GitState = 'tracked' | 'not ignored' | 'ignored' | 'outside';
 
-/** git's exit status in `cwd`; undefined when git cannot run. */
-function gitStatus(cwd: string, args: string[]): Promise<number | undefined> {
+/** git's exit status in `cwd` and what it printed; status undefined when git cannot run. */
+function gitRun(cwd: string, args: string[], input = ''): Promise<{ status: number | undefined; stdout: string }> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd }, (err) => {
-      if (!err) return resolve(0);
+    const child = execFile('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+      if (!err) return resolve({ status: 0, stdout });
       const code = (err as NodeJS.ErrnoException & { code?: unknown }).code;
-      resolve(typeof code === 'number' ? code : undefined);
+      resolve({ status: typeof code === 'number' ? code : undefined, stdout: String(stdout ?? '') });
     });
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
   });
 }
 
-async function gitState(file: string): Promise<GitState> {
-  const [cwd, name] = [path.dirname(path.resolve(file)), path.basename(file)];
-  // 0: tracked; 1: in a work tree, not tracked; anything else: no work tree (or no git)
-  const listed = await gitStatus(cwd, ['ls-files', '--error-unmatch', '--', name]);
-  if (listed === 0) return 'tracked';
-  if (listed !== 1) return 'outside';
-  return (await gitStatus(cwd, ['check-ignore', '-q', '--', name])) === 0 ? 'ignored' : 'not ignored';
+/** Names a git command line takes at once (far below any system's argument limit). */
+const NAMES_A_CALL = 500;
+
+/** The state of the files `names` in the directory `cwd`: two git runs, not two a file. */
+async function statesInDirectory(cwd: string, names: readonly string[]): Promise<Map<string, GitState>> {
+  const states = new Map<string, GitState>();
+  const tracked = new Set<string>();
+  for (let i = 0; i < names.length; i += NAMES_A_CALL) {
+    // 0: in a work tree, the tracked ones printed; anything else: no work tree (or no git)
+    const listed = await gitRun(cwd, ['--literal-pathspecs', 'ls-files', '-z', '--', ...names.slice(i, i + NAMES_A_CALL)]);
+    if (listed.status !== 0) return new Map(names.map((name) => [name, 'outside']));
+    for (const name of listed.stdout.split('\0')) if (name) tracked.add(name);
+  }
+  const untracked = names.filter((name) => !tracked.has(name));
+  // 0: some are ignored, printed; 1: none is
+  const ignored = untracked.length === 0 ? undefined : await gitRun(cwd, ['check-ignore', '-z', '--stdin'], untracked.join('\0') + '\0');
+  const ignoredNames = new Set(ignored?.status === 0 ? ignored.stdout.split('\0') : []);
+  for (const name of names) states.set(name, tracked.has(name) ? 'tracked' : ignoredNames.has(name) ? 'ignored' : 'not ignored');
+  return states;
+}
+
+/** Each file's state, asked a directory at a time (a fleet's -f directory holds a Secret file a cluster). */
+async function gitStates(files: readonly string[]): Promise<GitState[]> {
+  const byDirectory = new Map<string, string[]>();
+  for (const file of files) {
+    const cwd = path.dirname(path.resolve(file));
+    byDirectory.set(cwd, [...(byDirectory.get(cwd) ?? []), path.basename(file)]);
+  }
+  const states = new Map<string, GitState>();
+  for (const [cwd, names] of byDirectory)
+    for (const [name, state] of await statesInDirectory(cwd, [...new Set(names)])) states.set(path.join(cwd, name), state);
+  return files.map((file) => states.get(path.resolve(file))!);
 }
 
 /**
@@ -57,7 +84,7 @@ export async function gitTrackedSecretWarnings(
   for (const secret of secretsWithValues(secrets, publicNames))
     byFile.set(secret.position.file, [...(byFile.get(secret.position.file) ?? []), secret]);
   const files = [...byFile.keys()].sort(compareStrings);
-  const states = await Promise.all(files.map(gitState));
+  const states = await gitStates(files);
   return files.flatMap((file, i): Diagnostic[] => {
     const state = states[i]!;
     if (state === 'ignored' || state === 'outside') return [];
@@ -108,7 +135,7 @@ function movedOut(file: string, held: readonly string[], state: GitState, holds:
  */
 export async function gitTrackedSecretFileWarnings(files: readonly string[]): Promise<Diagnostic[]> {
   const unique = [...new Set(files)].sort(compareStrings);
-  const states = await Promise.all(unique.map(gitState));
+  const states = await gitStates(unique);
   return unique.flatMap((file, i): Diagnostic[] => {
     const state = states[i]!;
     if (state === 'ignored' || state === 'outside') return [];

@@ -203,3 +203,38 @@ certManager:
   assert.equal(withSecret.code, 0, withSecret.stderr);
   assert.match(withSecret.stderr, /providers\.yaml holds the values of Secret capi-system\/cluster-api and is tracked by Git/);
 });
+
+test('a -f directory of many Secret files (a fleet, one a cluster) asks git once a directory, not twice a file at once (300 files were 600 processes started together)', async () => {
+  const repo = tempDir('capi-gitops-git-tracked-');
+  const mc = path.join(repo, 'mc');
+  mkdirSync(mc);
+  git(repo, ['init', '-q', '-b', 'main']);
+  writeFileSync(path.join(repo, '.gitignore'), 'mc/*.secret.yaml\n');
+  const name = (i: number) => `c${String(i).padStart(3, '0')}`;
+  const tracked = Array.from({ length: 100 }, (_, i) => secret(path.join(mc, `${name(i)}.yaml`), { TOKEN: 'x' }, name(i)));
+  git(repo, ['add', '-A']);
+  git(repo, ['commit', '-q', '-m', 'manifest']);
+  const loose = Array.from({ length: 100 }, (_, i) => secret(path.join(mc, `${name(100 + i)}[x].yaml`), { TOKEN: 'y' }, name(100 + i)));
+  const ignored = Array.from({ length: 100 }, (_, i) =>
+    secret(path.join(mc, `${name(200 + i)}.secret.yaml`), { TOKEN: 'z' }, name(200 + i)),
+  );
+  // git as found on PATH, counted
+  const bin = tempDir('capi-gitops-git-counted-');
+  const log = path.join(bin, 'calls');
+  const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${realGit}' "$@"\n`, { mode: 0o755 });
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${bin}${path.delimiter}${savedPath}`;
+  let warnings;
+  try {
+    warnings = await gitTrackedSecretWarnings([...ignored, ...loose, ...tracked], []);
+  } finally {
+    process.env.PATH = savedPath;
+  }
+  const states = new Map(warnings.map((w) => [w.file, /is tracked by Git/.test(w.message) ? 'tracked' : 'not ignored']));
+  assert.equal(warnings.length, 200);
+  for (const s of tracked) assert.equal(states.get(s.position.file), 'tracked', s.position.file);
+  for (const s of loose) assert.equal(states.get(s.position.file), 'not ignored', s.position.file);
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  assert.ok(calls.length <= 2, `git ran ${calls.length} times`);
+});
