@@ -13,7 +13,7 @@
  *   CAPI_GITOPS_YAML_MAX_DEPTH          nesting depth              default 512
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  */
-import YAML from 'yaml';
+import YAML, { Lexer } from 'yaml';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { LineIndex, lineNumberAt } from './split.js';
 
@@ -56,6 +56,7 @@ export class YamlBudget {
 
   /** Scans `text` (named `source` in errors); throws a CapiGitopsError when a bound is passed. */
   check(text: string, source: string): void {
+    checkDoubleQuoted(text, source);
     // A bound from native searches first; the character scan only runs when that bound is too high
     // (it counts fewer nodes, so it also decides before the run's limit is reported).
     const quick = quickBound(text, this.limits);
@@ -73,6 +74,52 @@ export class YamlBudget {
       });
     }
   }
+}
+
+/**
+ * The longest double-quoted scalar read: the `yaml` package builds one a character at a time
+ * (resolve-flow-scalar.ts `doubleQuotedValue`), about 36 bytes of heap a character, so 63 MiB of
+ * one ran a 2 GB heap out, a crash with V8's trace. Single-quoted, plain and block scalars are
+ * sliced whole, and no real value comes near this.
+ */
+export const MAX_DOUBLE_QUOTED = 8 * 1024 * 1024;
+
+/** The lexer's tokens that are not text of the source. */
+const CONTROL_TOKENS = new Set(['\x02', '\x18', '\x1f']);
+
+/** Throws at a double-quoted scalar longer than MAX_DOUBLE_QUOTED. */
+function checkDoubleQuoted(text: string, source: string): void {
+  if (text.length <= MAX_DOUBLE_QUOTED || !longQuoteGap(text)) return;
+  // the lexer tells a quote that opens a scalar from one in a comment, a plain or a block scalar
+  let offset = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (token.startsWith('"') && token.length > MAX_DOUBLE_QUOTED) {
+      throw new CapiGitopsError({
+        file: source,
+        line: lineNumberAt(text, offset),
+        column: offset - text.lastIndexOf('\n', offset - 1),
+        message: `a double-quoted scalar here is longer than ${MAX_DOUBLE_QUOTED / 1024 / 1024} MiB`,
+        expected: `a double-quoted scalar of at most ${MAX_DOUBLE_QUOTED / 1024 / 1024} MiB`,
+        hint: 'write it as a block scalar (key: |) or single-quoted, which are read whole; or check that the file is what it claims to be',
+      });
+    }
+    if (!CONTROL_TOKENS.has(token)) offset += token.length;
+  }
+}
+
+/**
+ * Whether two quotes (not after a backslash) lie more than MAX_DOUBLE_QUOTED apart, or the last is
+ * that far from the end: a double-quoted scalar that long holds no such quote, so real texts are
+ * decided by native searches alone.
+ */
+function longQuoteGap(text: string): boolean {
+  let previous = -1;
+  for (let at = text.indexOf('"'); at >= 0; at = text.indexOf('"', at + 1)) {
+    if (text.charCodeAt(at - 1) === 92 /* \ */) continue;
+    if (previous >= 0 && at - previous > MAX_DOUBLE_QUOTED) return true;
+    previous = at;
+  }
+  return previous >= 0 && text.length - previous > MAX_DOUBLE_QUOTED;
 }
 
 function occurrences(text: string, needle: string): number {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { YamlBudget } from '../../src/yaml/bounds.js';
+import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 
 /** `k0:\n k1:\n  k2: …`: one level deeper per line, by indentation alone. */
@@ -72,4 +73,25 @@ test("the run's node bound is reached by the nodes the scan counts, not by the q
   assert.doesNotThrow(() => budget.check(text, 'core-components.yaml'));
   assert.doesNotThrow(() => budget.check(text, 'core-components.yaml'));
   assert.throws(() => budget.check(text, 'core-components.yaml'), /more than 80000 YAML nodes/);
+});
+
+test('a double-quoted scalar over 8 MiB is refused at its line and column (the parser builds it a character at a time: 36 bytes each, 63 MiB of it crashed a 2 GB heap); single-quoted, block and plain ones of that size, and a stray quote in a plain scalar, are not', () => {
+  const big = 'a'.repeat(9 * 1024 * 1024);
+  const head = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n';
+  assert.throws(
+    () => new YamlBudget().check(`${head}  ok: "short"\n  key: "${big}"\n`, 'big.yaml'),
+    (error: unknown) =>
+      error instanceof CapiGitopsError &&
+      /^big\.yaml:7:8: error: a double-quoted scalar here is longer than 8 MiB\n/.test(error.message) &&
+      /hint: write it as a block scalar \(key: \|\) or single-quoted/.test(error.message),
+  );
+  // escaped quotes inside do not end it
+  assert.throws(() => new YamlBudget().check(`${head}  key: "x\\"${big}"\n`, 'big.yaml'), /longer than 8 MiB/);
+  for (const fine of [
+    `${head}  key: '${big}'\n`,
+    `${head}  key: |\n    ${big}\n`,
+    `${head}  key: ${big}\n`,
+    `${head}  note: a 5" screen\n  key: |\n    ${big}\n  end: "x"\n`,
+  ])
+    assert.doesNotThrow(() => new YamlBudget().check(fine, 'fine.yaml'));
 });
