@@ -10,6 +10,7 @@ import path from 'node:path';
 import { isPlainObject } from '../core/kobject.js';
 import { isManifestName, MAX_MANIFEST_BYTES } from '../manifest/files.js';
 import YAML from 'yaml';
+import { YamlBudget } from '../yaml/bounds.js';
 
 /** Whether a YAML file's documents are all v1 Secrets (and there is one). */
 export function fileHoldsOnlySecrets(file: string): boolean {
@@ -27,6 +28,9 @@ export function fileHoldsOnlySecrets(file: string): boolean {
   if (!/\bSecret\b/.test(text)) return false;
   let secrets = 0;
   try {
+    // the loader's bounds first: past them the parse is what they prevent (a 6 MB flow list is
+    // gigabytes), and the loader reports the file at its line
+    new YamlBudget().check(text, file);
     for (const doc of YAML.parseAllDocuments(text)) {
       if (doc.errors.length > 0) return false;
       const value: unknown = doc.toJS();

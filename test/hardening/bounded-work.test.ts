@@ -30,7 +30,7 @@ import { objectChanges } from '../../src/review/object-changes.js';
 import { EchoServer } from '../helpers/echo-server.js';
 import { tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
-import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
 
 // ---- an OCI index that fans out -----------------------------------------------------------------
 
@@ -487,4 +487,21 @@ test("render --cluster refuses a kept cluster's kustomization over the YAML node
   const again = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(readFileSync(kept, 'utf8'), /resources:\n- /);
+});
+
+test('a manifest of Secrets alone holding a 3-million-node flow list or a 40 MiB double-quoted value is an error at its line and column, in a 512 MB heap: the bounds hold before the check for a Secret-only file (the README command) parses it, not an out-of-memory crash', () => {
+  const head = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: capi-system\nstringData:\n';
+  for (const [value, problem] of [
+    [`[${'1,'.repeat(3_000_000)}1]`, /providers\.yaml:7:3: error: a YAML document here holds more than 1000000 nodes/],
+    [`"${'a'.repeat(40 * 1024 * 1024)}"`, /providers\.yaml:7:8: error: a double-quoted scalar here is longer than 8 MiB/],
+  ] as const) {
+    const dir = tempDir();
+    const manifest = path.join(dir, 'providers.yaml');
+    writeFileSync(manifest, `${head}  key: ${value}\n`);
+    const result = spawnSync(process.execPath, ['--max-old-space-size=512', CLI, 'render', '-f', manifest, '-o', path.join(dir, 'out')], {
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 1, result.stderr.slice(0, 2000));
+    assert.match(result.stderr, problem);
+  }
 });
