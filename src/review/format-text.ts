@@ -1,24 +1,29 @@
 /**
  * The terminal form of a review: everything, uncut. Colour only when asked (the CLI asks when
- * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text.
+ * stdout is a TTY and NO_COLOR is unset), so pipes and CI logs get plain text. Every piece from
+ * input (names, paths, values, labels) is one line, its controls escaped, before any colour: a
+ * name holding a line break would start a GitHub Actions workflow command in a CI log.
  */
 import { groupedFinding, leftInPlaceLine, riskLine, versionText } from './format-markdown.js';
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { componentKey, componentWithoutCluster, findingsByComponent, groupByCluster, groupFindings } from './fleet-groups.js';
 import { clusterOf } from './objects.js';
 import type { ReviewReport } from './types.js';
+import { safeText } from '../core/redact.js';
 
 const COLOURS = { red: 31, green: 32, yellow: 33, bold: 1, dim: 2 } as const;
 
 export function formatText(report: ReviewReport, options: { colour?: boolean } = {}): string {
-  const paint = (colour: keyof typeof COLOURS, text: string) => (options.colour ? `\x1b[${COLOURS[colour]}m${text}\x1b[0m` : text);
+  const one = (text: string) => safeText(text, { keepNewlines: false });
+  const paint = (colour: keyof typeof COLOURS, text: string) =>
+    options.colour ? `\x1b[${COLOURS[colour]}m${one(text)}\x1b[0m` : one(text);
   const s = report.summary;
-  const lines: string[] = [`${report.old.label} → ${report.new.label}`];
+  const lines: string[] = [one(`${report.old.label} → ${report.new.label}`)];
   const kept = leftInPlaceLine(report);
-  if (kept) lines.push(kept);
+  if (kept) lines.push(one(kept));
   if (report.components.length === 0) return lines.concat('no object changed', '').join('\n');
   lines.push(
-    `${s.added} added, ${s.removed} removed, ${s.changed} changed; risk: ${s.warnings > 0 ? paint('yellow', riskLine(report)) : riskLine(report)}`,
+    `${s.added} added, ${s.removed} removed, ${s.changed} changed; risk: ${s.warnings > 0 ? paint('yellow', riskLine(report)) : one(riskLine(report))}`,
     '',
   );
   if (report.findings.length > 0) {
@@ -26,7 +31,7 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
     for (const group of groupFindings(report.findings)) {
       const f = group.first;
       const { where, message } = groupedFinding(report, group);
-      lines.push(`  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${f.type.padEnd(14)}${where} ${message}`);
+      lines.push(`  ${f.risk === 'warning' ? paint('yellow', 'warning') : 'info   '} ${one(`${f.type.padEnd(14)}${where} ${message}`)}`);
     }
     lines.push('');
   }
@@ -42,10 +47,10 @@ export function formatText(report: ReviewReport, options: { colour?: boolean } =
     const each = clusters.length > 1 ? ` in each of clusters ${clusterRanges(clusters)}` : '';
     lines.push(
       paint('bold', `${c.name} ${versionText(c)}`) +
-        `  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed${each})`,
+        one(`  (${c.directory || 'top level'}: ${c.added} added, ${c.removed} removed, ${c.changed} changed${each})`),
     );
     for (const k of c.kinds) {
-      lines.push(`  ${k.kind}${k.group ? ` (${k.group})` : ''}`);
+      lines.push(one(`  ${k.kind}${k.group ? ` (${k.group})` : ''}`));
       for (const o of k.objects) {
         const name = `${o.namespace ? o.namespace + '/' : ''}${o.name}${o.clusters ? ` (clusters ${clusterRanges(o.clusters)})` : ''}`;
         if (o.change === 'added') lines.push(paint('green', `    + ${name}`));

@@ -235,3 +235,27 @@ test('a -f directory of more files than the open-file limit (ulimit -n 256, 600 
   assert.doesNotMatch(result.stderr, /EMFILE/);
   assert.equal(result.status, 0, result.stderr);
 });
+
+test("diff's text names no object with a raw line break, CR or ESC: a name from a committed file cannot start a GitHub Actions workflow command (::add-mask::, ::error) or rewrite the terminal", async () => {
+  const root = tempDir();
+  for (const side of ['a', 'b']) mkdirSync(path.join(root, side, '01-x'), { recursive: true });
+  const object = (data: string) =>
+    [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: "x\\n::error file=evil.yaml::injected\\n::add-mask::capi\\e[2J"',
+      '  namespace: "ns\\r\\n::warning::ns"',
+      `data: {k: ${data}}`,
+      '',
+    ].join('\n');
+  writeFileSync(path.join(root, 'a', '01-x', 'c.yaml'), object('v'));
+  writeFileSync(path.join(root, 'b', '01-x', 'c.yaml'), object('w'));
+  writeFileSync(path.join(root, 'b', '01-x', 'd.yaml'), object('v').replace('name: "x', 'name: "y'));
+  for (const format of ['text', 'markdown']) {
+    const result = await runCli(['diff', '--from', path.join(root, 'a'), '--to', path.join(root, 'b'), '--format', format]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /injected/);
+    for (const line of result.stdout.split('\n')) assert.doesNotMatch(line, /^\s*::|\r|\x1b/, `${format}: ${JSON.stringify(line)}`);
+  }
+});
