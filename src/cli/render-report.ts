@@ -4,6 +4,7 @@
  */
 import { clusterRanges } from '../core/cluster-ranges.js';
 import { displayPath } from '../core/diagnostics.js';
+import { safeText } from '../core/redact.js';
 import type { WriteSummary } from '../output/write.js';
 import type { ObjectChange } from '../review/object-changes.js';
 import type { Output } from './output.js';
@@ -42,9 +43,9 @@ function objectLines(objects: readonly ObjectChange[], clusters: readonly string
       continue;
     }
     const where = o.clusters ? `${o.file}; clusters ${clusterRanges(o.clusters)}` : o.file;
-    lines.push(
-      `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${where})`,
-    );
+    // one line, whatever an artifact names its object: a line break there would start a workflow command in a CI log
+    const line = `  ${[CHANGE_MARK[o.change], o.kind, [o.namespace, o.name].filter(Boolean).join('/')].filter(Boolean).join(' ')} (${where})`;
+    lines.push(safeText(line, { keepNewlines: false }));
   }
   for (const [names, { count, many }] of left)
     lines.push(

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
@@ -258,4 +258,19 @@ test("diff's text names no object with a raw line break, CR or ESC: a name from 
     assert.match(result.stdout, /injected/);
     for (const line of result.stdout.split('\n')) assert.doesNotMatch(line, /^\s*::|\r|\x1b/, `${format}: ${JSON.stringify(line)}`);
   }
+});
+
+test("render's object lines name an artifact's object on one line: a name holding a line break cannot start a workflow command in a CI log", async () => {
+  const example = exampleCopy();
+  const components = path.join(example, 'repository', 'infrastructure-example', 'v0.2.0', 'infrastructure-components.yaml');
+  writeFileSync(
+    components,
+    `${readFileSync(components, 'utf8')}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "x\\n::add-mask::capi\\r\\n::error::injected"\n  namespace: capex-system\ndata: {k: v}\n`,
+  );
+  const manifest = path.join(example, 'management-cluster');
+  rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(tempDir(), 'out')]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /\+ ConfigMap capex-system\/x\\n::add-mask::capi\\r\\n::error::injected \(/);
+  for (const line of (result.stdout + result.stderr).split('\n')) assert.doesNotMatch(line, /^\s*::|\r/, JSON.stringify(line));
 });
