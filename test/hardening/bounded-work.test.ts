@@ -277,6 +277,27 @@ async function renderFails(files: Record<string, string>, valuesFiles: string[] 
 
 const CONFIGMAP = (data: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wiring\ndata:\n  text: "${data}"\n`;
 
+test("a chart's rendered text past the YAML node bound is refused at its template before it is parsed (16 MiB of flow list, within the output bound, ran a 1 GB heap out)", async () => {
+  const saved = process.env.CAPI_GITOPS_YAML_MAX_NODES;
+  process.env.CAPI_GITOPS_YAML_MAX_NODES = '1000';
+  try {
+    const error = await renderFails({
+      'values.yaml': `l: [${Array.from({ length: 50 }, (_, i) => i).join(', ')}]\n`,
+      'templates/wiring.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wiring\ndata:\n  text: [{{#each Values.l}}{{#each @root.Values.l}}1,{{/each}}{{/each}}1]\n',
+    });
+    assert.match(
+      error.message,
+      /templates\/wiring\.yaml:6:\d+: error: renders YAML past a bound: a YAML document here holds more than 1000 nodes/,
+    );
+    // the rendered line, 5 KB here, is quoted up to a screen line
+    assert.ok(error.message.length < 1000, error.message);
+  } finally {
+    if (saved === undefined) delete process.env.CAPI_GITOPS_YAML_MAX_NODES;
+    else process.env.CAPI_GITOPS_YAML_MAX_NODES = saved;
+  }
+});
+
 test('a partial doubled 21 times stops at the chart output bound (16 MiB), at the include of the partial, naming it and the bound', async () => {
   const partials: Record<string, string> = { 'templates/_level20.hbs': 'abcdefghijklmnopqrstuvwxyz0123456789' };
   for (let i = 0; i < 20; i++) partials[`templates/_level${i}.hbs`] = `{{> level${i + 1}}}{{> level${i + 1}}}`;

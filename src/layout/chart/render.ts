@@ -6,6 +6,7 @@ import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.j
 import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { YamlBudget } from '../../yaml/bounds.js';
 
 export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
@@ -89,10 +90,12 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     // of several lines that can have written it, the one that writes its key itself
     const at = rendered === undefined ? undefined : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1]);
     const previous = renderedLine === undefined ? '' : (renderedLines[renderedLine - 2] ?? '');
+    // a rendered line can be megabytes (a loop's output): quoted up to a screen line
+    const quote = (line: string) => JSON.stringify(line.length > 160 ? `${line.slice(0, 160)}…` : line);
     const quoted =
       rendered === undefined
         ? ''
-        : ` (rendered line ${renderedLine}: ${JSON.stringify(rendered)}${previous.trim() ? `, after ${JSON.stringify(previous)}` : ''})`;
+        : ` (rendered line ${renderedLine}: ${quote(rendered)}${previous.trim() ? `, after ${quote(previous)}` : ''})`;
     // one template line that breaks every document of a loop is one problem, whatever each rendered
     const key = at ? `${at.file}\0${at.line}\0${problem.message}` : `\0\0${problem.message}\0${rendered}`;
     const before = seen.get(key);
@@ -133,6 +136,15 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
     return { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 };
   };
+  // the bounds before the parse: a template's loops can write 16 MiB of flow list, gigabytes parsed
+  try {
+    new YamlBudget().check(text, template.path);
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    for (const d of error.diagnostics) tell(d.line, { ...d, message: `renders YAML past a bound: ${d.message}` }, d.column);
+    for (const { diagnostic } of seen.values()) bag.add(diagnostic);
+    return [];
+  }
   // repeated keys found in one pass (yaml/unique-keys.ts), not by the library's quadratic check
   const lineCounter = new LineCounter();
   for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: false, prettyErrors: true, lineCounter })) {
