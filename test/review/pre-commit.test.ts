@@ -190,6 +190,37 @@ test('pre-commit: capi-gitops-render alone fails a commit that lacks output file
 });
 
 test(
+  "pre-commit: an output directory whose name has a space: each untracked file listed whole, and the hint's git add, run by a shell as printed, lets the commit through",
+  { skip },
+  () => {
+    const root = tempDir('capi-gitops-pre-commit-space-');
+    try {
+      const { repo, env, git, capiGitops } = hookRepository(
+        root,
+        ['capi-gitops-check'],
+        '[-f, examples/management-cluster, -o, "clusters/my mgmt"]',
+      );
+      const render = run(capiGitops, ['render', '--quiet', '-f', 'examples/management-cluster', '-o', 'clusters/my mgmt'], repo, env);
+      assert.equal(render.status, 0, render.output);
+      git(repo, 'add', 'examples', '.pre-commit-config.yaml');
+      const lacking = run('git', ['commit', '-q', '-m', 'manifest without its output'], repo, env);
+      assert.equal(lacking.status, 1, lacking.output);
+      assert.match(lacking.output, /untracked +clusters\/my mgmt\/kustomization\.yaml\n/);
+      assert.doesNotMatch(lacking.output, /untracked +clusters\/my\n/);
+      const hinted = /so the commit would lack them: (git add .*)\n/.exec(lacking.output)?.[1];
+      assert.ok(hinted, lacking.output);
+      const added = run('bash', ['-c', hinted], repo, env);
+      assert.equal(added.status, 0, added.output);
+      const whole = run('git', ['commit', '-q', '-m', 'manifest and output'], repo, env);
+      assert.equal(whole.status, 0, whole.output);
+      assert.equal(git(repo, 'status', '--porcelain'), '');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
   'pre-commit: both hooks find the output in -oDIR and fail, naming file and rule, when Git ignores files capi-gitops wrote; the hint followed literally lets the commit through',
   { skip },
   () => {
