@@ -274,3 +274,26 @@ test("render's object lines name an artifact's object on one line: a name holdin
   assert.match(result.stdout, /\+ ConfigMap capex-system\/x\\n::add-mask::capi\\r\\n::error::injected \(/);
   for (const line of (result.stdout + result.stderr).split('\n')) assert.doesNotMatch(line, /^\s*::|\r/, JSON.stringify(line));
 });
+
+test("diff -o over a committed output file holding Git conflict markers (two renders merged): one problem at the conflict, not the parser's dozen; render, as the hint says, clears it", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  assert.equal((await runCli(['render', '--quiet', '-f', manifest, '-o', out])).code, 0);
+  const file = path.join(out, 'kustomization.yaml');
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const at = lines.findIndex((line) => line.startsWith('- '));
+  lines.splice(at, 1, '<<<<<<< HEAD', lines[at]!, '=======', `${lines[at]!}-theirs`, '>>>>>>> topic');
+  writeFileSync(file, lines.join('\n'));
+  const result = await runCli(['diff', '-f', manifest, '-o', out]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(`kustomization\\.yaml:${at + 1}:1: error: unresolved Git merge conflict \\(lines ${at + 1}-${at + 5}\\)\\n`),
+  );
+  assert.match(result.stderr, /hint: render writes this file: render again to rewrite it whole/);
+  assert.doesNotMatch(result.stderr, /Implicit|Not a YAML token/);
+  assert.equal((await runCli(['render', '--quiet', '-f', manifest, '-o', out])).code, 0);
+  assert.equal((await runCli(['diff', '-f', manifest, '-o', out])).code, 0);
+});
