@@ -80,6 +80,9 @@ export async function openOutputTree(dir: string): Promise<OutputTree> {
   const root = path.resolve(dir);
   await refuseNonDirectory(dir);
   const entries = await scanTree(root).catch((err: NodeJS.ErrnoException) => {
+    // only a directory that is not there is rendered into; any other failure (a directory it
+    // may not read, a link loop) is told, path and all, as every file-system error is
+    if (err.code !== 'ENOENT') throw err;
     throw new CapiGitopsError({
       file: dir,
       message: `cannot read the directory: ${err.code ?? err.message}`,

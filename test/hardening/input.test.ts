@@ -297,3 +297,15 @@ test("diff -o over a committed output file holding Git conflict markers (two ren
   assert.equal((await runCli(['render', '--quiet', '-f', manifest, '-o', out])).code, 0);
   assert.equal((await runCli(['diff', '-f', manifest, '-o', out])).code, 0);
 });
+
+test('diff -o or --from naming a link loop: the loop is told, not "render into it first", which fails the same way', async () => {
+  const dir = tempDir();
+  const loop = path.join(dir, 'out');
+  symlinkSync(path.join(dir, 'other'), loop);
+  symlinkSync(loop, path.join(dir, 'other'));
+  const result = await runCli(['diff', '--from', loop, '--to', loop]);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /ELOOP|symbolic link/);
+  assert.doesNotMatch(result.stderr, /render into it first/);
+});
