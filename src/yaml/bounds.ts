@@ -12,6 +12,7 @@
  *   CAPI_GITOPS_YAML_MAX_NODES          nodes per document        default 1,000,000
  *   CAPI_GITOPS_YAML_MAX_DEPTH          nesting depth              default 512
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
+ *                                       (each document counting DOCUMENT_NODES more)
  */
 import YAML, { Lexer } from 'yaml';
 import { CapiGitopsError } from '../core/diagnostics.js';
@@ -64,11 +65,11 @@ export class YamlBudget {
       quick.mayBeDeep || quick.nodes > this.limits.maxNodesPerDocument || this.used + quick.nodes > this.limits.maxNodesPerRun
         ? scanStructure(text, source, this.limits)
         : quick.nodes;
-    this.used += nodes;
+    this.used += nodes + DOCUMENT_NODES * documentMarkers(text);
     if (this.used > this.limits.maxNodesPerRun) {
       throw new CapiGitopsError({
         file: source,
-        message: `the inputs of this run hold more than ${this.limits.maxNodesPerRun} YAML nodes (reached while reading this file)`,
+        message: `the inputs of this run hold more than ${this.limits.maxNodesPerRun} YAML nodes (reached while reading this file; each document counts as ${DOCUMENT_NODES})`,
         expected: `at most ${this.limits.maxNodesPerRun} nodes in all manifests and artifacts together`,
         hint: `check that the sources are real provider artifacts; if they are, raise the limit: CAPI_GITOPS_YAML_MAX_NODES_PER_RUN=${this.limits.maxNodesPerRun * 2}`,
       });
@@ -120,6 +121,19 @@ function longQuoteGap(text: string): boolean {
     previous = at;
   }
   return previous >= 0 && text.length - previous > MAX_DOUBLE_QUOTED;
+}
+
+/**
+ * What a document costs the run's budget besides its nodes: the `yaml` package builds a Document
+ * and its schema for each (about 1.7 KB), so 4 MB of `---` lines, a million empty documents within
+ * the node bounds, took 60 s and 1.7 GB. Real artifacts hold tens of documents a megabyte.
+ */
+export const DOCUMENT_NODES = 64;
+
+/** The `---` and `...` markers at the start of a line: at most one document each. */
+function documentMarkers(text: string): number {
+  const first = text.startsWith('---') || text.startsWith('...') ? 1 : 0;
+  return first + occurrences(text, '\n---') + occurrences(text, '\n...');
 }
 
 function occurrences(text: string, needle: string): number {

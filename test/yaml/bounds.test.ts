@@ -95,3 +95,14 @@ test('a double-quoted scalar over 8 MiB is refused at its line and column (the p
   ])
     assert.doesNotThrow(() => new YamlBudget().check(fine, 'fine.yaml'));
 });
+
+test("each document counts toward the run's node bound: a million empty documents (4 MB of `---` lines, 60 s and 1.7 GB to parse) are refused before the parser runs; the corpus' artifacts are far below", () => {
+  assert.throws(
+    () => new YamlBudget().check('---\n'.repeat(1_000_000), 'empty.yaml'),
+    /more than 8000000 YAML nodes.*each document counts as 64/,
+  );
+  assert.throws(() => new YamlBudget().check('x\n...\n'.repeat(1_000_000), 'ended.yaml'), /more than 8000000 YAML nodes/);
+  const budget = new YamlBudget();
+  for (const file of ['cluster-api/v1.12.0/core-components.yaml', 'cert-manager/v1.13.0/cert-manager.yaml'])
+    assert.doesNotThrow(() => budget.check(readFileSync(path.join(CORPUS_REPOSITORY, file), 'utf8'), file));
+});
