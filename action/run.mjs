@@ -109,7 +109,11 @@ export function main(argv, env) {
     // render must not fail the pull request that fixes it, and a head that does not fails check
     const why = `the diff against the pull request's base could not be made (capi-gitops diff exited ${status}: its errors are above); the check step decides`;
     process.stderr.write(`::warning title=capi-gitops diff::${why}\n`);
-    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `## capi-gitops diff\n\n${why.replace('above', 'in the job log')}.\n`);
+    // the summary and the pull-request comment say so, rather than an earlier push's diff staying there
+    const note = `## capi-gitops diff\n\n${why.replace('above', 'in the job log')}.\n`;
+    writeFileSync(file, note);
+    setOutput(env, 'file', file);
+    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, note);
     return 0;
   }
   if (command === 'check') return runCli(first, childEnv);

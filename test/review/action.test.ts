@@ -346,7 +346,12 @@ test('action.yml on the pull request that fixes a base whose manifest does not r
     );
     assert.match(steps[1]!.stderr, /unresolved Git merge conflict/);
     assert.match(steps[1]!.stderr, /::warning title=capi-gitops diff::/);
-    assert.match(readFileSync(summary, 'utf8'), /capi-gitops diff/);
+    assert.match(readFileSync(summary, 'utf8'), /the diff against the pull request's base could not be made/);
+    // the comment step posts that, not an earlier push's diff
+    assert.match(
+      readFileSync(steps[1]!.outputs.file!, 'utf8'),
+      /^## capi-gitops diff\n\nthe diff against the pull request's base could not be made/,
+    );
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
