@@ -198,7 +198,17 @@ class KubernetesYaml {
       );
     }
     const target = node.resolve(this.doc) as YamlNode | undefined;
-    if (target && this.open.has(target))
+    // the library resolves an alias with no anchor before it to nothing: go-yaml refuses it
+    // ("unknown anchor"), and read as null a spec.version would be the newest release
+    if (target === undefined) {
+      const name = (node as unknown as { source: string }).source;
+      throw new YamlValueError(
+        startOf(node),
+        `the alias *${name} names no anchor before it in this document`,
+        `anchors do not reach across ---: write the value out here, or set &${name} earlier in this document`,
+      );
+    }
+    if (this.open.has(target))
       throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
     return this.value(target);
   }

@@ -402,16 +402,27 @@ export function valuesToJS(doc: YAML.Document, text: string, file: string): unkn
     return doc.toJS({ maxAliasCount: MAX_VALUES_ALIAS_COUNT });
   } catch (err) {
     if (!(err instanceof ReferenceError)) throw err;
-    let offset = 0;
+    // the library throws a ReferenceError for an alias with no anchor before it too: told as that
+    let offset: number | undefined;
+    let unresolved: YAML.Alias | undefined;
     YAML.visit(doc, {
       Alias(_key, node) {
-        offset = node.range?.[0] ?? 0;
+        offset ??= node.range?.[0] ?? 0;
+        if (node.resolve(doc) !== undefined) return undefined;
+        unresolved = node;
         return YAML.visit.BREAK;
       },
     });
+    if (unresolved !== undefined)
+      throw new CapiGitopsError({
+        file,
+        ...new LineIndex(text).at(unresolved.range?.[0] ?? 0),
+        message: `the alias *${unresolved.source} names no anchor before it in this document`,
+        hint: `write the value out here, or set &${unresolved.source} earlier in this document`,
+      });
     throw new CapiGitopsError({
       file,
-      ...new LineIndex(text).at(offset),
+      ...new LineIndex(text).at(offset ?? 0),
       message: `YAML aliases here expand to more than ${MAX_VALUES_ALIAS_COUNT} values`,
       expected: `aliases that expand to at most ${MAX_VALUES_ALIAS_COUNT} values`,
       hint: 'write the repeated values out, or alias fewer of them',

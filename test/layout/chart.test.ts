@@ -274,6 +274,14 @@ test("an alias in a --values file or a chart's values.yaml is expanded, as Helm 
     [[valuesFile, 2, 10, 'YAML aliases here expand to more than 1000 values']],
   );
   assert.doesNotMatch(JSON.stringify(bomb.diagnostics), /ReferenceError/);
+
+  // an alias with no anchor before it is told as that, at the alias, not as a bomb
+  writeFileSync(valuesFile, 'a: &x 1\nb: [*x, *nowhere]\n');
+  const unresolved = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
+  assert.deepEqual(
+    unresolved.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
+    [[valuesFile, 2, 9, 'the alias *nowhere names no anchor before it in this document']],
+  );
 });
 
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {

@@ -506,6 +506,19 @@ test('alias bombs, alias loops and keys without a JSON form are refused', async 
   ]);
 });
 
+test('an alias to an anchor of another document (anchors stop at ---) or to none is refused at the alias, as kubectl refuses it, not read as null (a spec.version of null is the newest release)', async () => {
+  const { error } = await loadTextError(
+    `${provider('version: &pinned v1.8.0')}---\n${provider('version: *pinned', 'BootstrapProvider', 'kubeadm', 'capi-kubeadm-bootstrap-system')}---\nlabels: {a: *nowhere}\n`,
+  );
+  assert.deepEqual(
+    summary(error.diagnostics).filter((line) => /alias/.test(line)),
+    [
+      '15:12 -: invalid YAML: the alias *pinned names no anchor before it in this document',
+      '17:13 -: invalid YAML: the alias *nowhere names no anchor before it in this document',
+    ],
+  );
+});
+
 test('merge keys (<<) merge where they stand and later keys win, as go-yaml v2 does', async () => {
   const { manifest } = await loadText(
     provider(
