@@ -30,12 +30,12 @@ const wiring: Record<string, RenderOptions['set']> = {
 };
 
 const RECORDED: Record<string, string> = {
-  'corpus kustomize': '5ce82f1944fd12cdbbfdbc729d5e9972f210c899cd1cb53aa3b2fba51e82a0d5',
-  'corpus argocd': 'af917f8b2ed604c4ea82714b9a4540309f6fee087af714d66ea958745a52106f',
-  'corpus flux': '948a05de19f49e31f73c4f1ac9e8f46bfeefc142c389fb87b23c00d56eb5b28d',
-  'example kustomize': 'af6d79ebb01213c894ef0fe896ccaef5ec31efd0d67731119f9df437a3636eac',
-  'example argocd': '4b01ebef9da373447e1e72e19b040052e790839496a6d01c75f7a240e1b18eb8',
-  'example flux': 'c93d0ad2d452b4362666530e8b33099b35a42cdb84e12c99f753cc4c9c7df55f',
+  'corpus kustomize': '00fe09bd303c104ca5fa752acdbd9839130d692117281f834bb3325b0bf36a82',
+  'corpus argocd': '156daa23a1482a88f267d69fd04848988c83aaa5eef8f94b0ff40e34f9d408e2',
+  'corpus flux': '32d11ad085aa2c4d728beb51426bed9446918c7924bb692c15efed6a5c3ddfb3',
+  'example kustomize': '439e2832a4278b667c819c75431338a4d3d0101b26d8041ea528fe5f5db8ec26',
+  'example argocd': 'cf9e93b8f17fd2fc7b917a0a05b5ea5b7fc47de424224a181df5b036a62b50e6',
+  'example flux': '7a30a8ce0974ccff1c98261f7f903cd06848a2e03e7c0c89970734ed6381e85b',
 };
 
 for (const [name, manifest] of [
@@ -82,16 +82,16 @@ const fleetWiring: Record<string, RenderOptions['set']> = {
 };
 
 const RECORDED_FLEET: Record<string, string> = {
-  'full kustomize': '266af0f5e42e82142eb42ca6a02f27d2621c59e6b6b9b55cc0da0068edb18976',
-  'full argocd': '56fcba0105154384ffe50b930f6ce424d9a04f61037c618838a16ac7f47682e4',
+  'full kustomize': '8598944a4e63c07a4f001795b2742c95c5455fc1b836e0a8c24a29df60b9700a',
+  'full argocd': '1b3ce7d2662927a2f97765708833cc917fbcc3507efe0fe8731a246314606d48',
   // the ApplicationSet's lookups one cluster a line: a cluster joining is its own line of the diff
-  'full argocd applicationSet': 'abf1234efcdda8c145f27945708c85e01bee72716fa4f5c4e30f760976e83a74',
-  'full flux': 'c669e718a2bcb4699b6b5ffce186c48c1bb18e6d624003fce90ff6a5515f40a5',
+  'full argocd applicationSet': '756f8165ee7c95b6773af991f2b63e09d13ef6cb9e93756c0d6a4ac495b34fb9',
+  'full flux': 'e654cb65932c3ebf88d42d62189d79bfc7ad101cecf9b512250a15aed6f85ae7',
   // the shared layout (issue 24): bases/ for what two or more clusters render alike
-  'shared kustomize': 'b9c0f9a2b5bb43c7d3c8267427c1740be591d2fb4864691285b5d127b358f338',
-  'shared argocd': '480204b973ed2df4355e6f9a18f89026292169773efa356174892081dca1be66',
-  'shared argocd applicationSet': 'a478036151bf72aaf6babb52a43b8cb951dbb62e0fffcf3761e29b0bdfc7df9b',
-  'shared flux': 'aaa1c8973a4bd84ba80696d8b1b6c0541023b4a41a1c2766d4a9b47778ba2408',
+  'shared kustomize': 'f100df3122852e35186c31b81d9ca37267a60c6a6ef80d2b0295e84e031b2e4b',
+  'shared argocd': '86945a72c876d8c4b63222d3f683826a47aff7f6d6d9ca488fc8fdc11add8503',
+  'shared argocd applicationSet': 'ce4840bd14c4462bb53daa3943e70ff2f7ecb72620b691524df58064039f7861',
+  'shared flux': '99f2b6e1b7812f2b170c4c58bdc0c3730e24036774e1280a55d89d619c27fa37',
 };
 
 for (const fleetLayout of ['full', 'shared'] as const) {
@@ -132,8 +132,8 @@ clusters:
 };
 
 const RECORDED_FLAT_GITOPS: Record<string, string> = {
-  argocd: '548affc4fe4de4256b3e4d1b05437b3a50c26d2be0de222a5c208a6290f54758',
-  flux: '1b66c3b372aba088e4527d08e715c9a9fdfbce609297ab734818e7b8847702e3',
+  argocd: '12fbaaba5c2a028ea03293de69aff61b8f36be407400696c24ef19d055bc4db1',
+  flux: '276630da23951d7a429d8761e3ad95517e5fe7f4b373cfde193ab47009917b1b',
 };
 
 for (const [layout, clusters] of Object.entries(FLAT_GITOPS)) {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, unlinkSync, writeFileSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, unlinkSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeOutput } from '../../src/output/write.js';
 import { INDEX_FILE } from '../../src/layout/output-paths.js';
@@ -204,6 +204,26 @@ test('check and diff -o a regular file (a typo naming a file): an error that it 
     assert.match(result.stderr, /^\.\.\/notes\.txt: error: the output path exists and is not a directory\n/m, args.join(' '));
     assert.doesNotMatch(result.stdout + result.stderr, /render writes|would write it|render into it/, args.join(' '));
   }
+});
+
+test("a clone with core.autocrlf=true (Git for Windows' default) checks out the output byte for byte: check passes there, the ownership index read", async () => {
+  const repo = tempDir('capi-gitops-autocrlf-');
+  const git = (cwd: string, ...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  };
+  cpSync(path.join(PROJECT_ROOT, 'examples'), path.join(repo, 'examples'), { recursive: true });
+  git(repo, 'init', '-q', '-b', 'main');
+  // the example's local repository is locked by digest: kept byte for byte as the output is (the manifest may turn CRLF)
+  writeFileSync(path.join(repo, '.gitattributes'), 'examples/repository/** -text\n');
+  assert.equal((await runCli(['render', '--quiet', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], { cwd: repo })).code, 0);
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'render');
+  const clone = path.join(tempDir('capi-gitops-autocrlf-clone-'), 'clone');
+  git(path.dirname(clone), '-c', 'core.autocrlf=true', 'clone', '-q', repo, clone);
+  assert.doesNotMatch(readFileSync(path.join(clone, 'clusters', 'mgmt', 'kustomization.yaml'), 'utf8'), /\r/);
+  const result = await runCli(['check', '-f', 'examples/management-cluster', '-o', 'clusters/mgmt'], { cwd: clone });
+  assert.equal(result.code, 0, result.stdout + result.stderr);
 });
 
 test("check: the README's secret sources are read back as the shell reads them, a quote in a path included (core/shell.ts shellWord)", async () => {
