@@ -1,5 +1,8 @@
 /** Checking fetched files against the digests the lock recorded. */
+import path from 'node:path';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
+import { sha256Hex } from '../../core/digest.js';
+import { shellWord } from '../../core/shell.js';
 import { artifactDisplayName, type Artifact } from '../../core/repository.js';
 import { lockEntryLabel, type LockedFile, type LockEntry } from './types.js';
 
@@ -19,13 +22,14 @@ export interface SourceChange {
  */
 export function digestMismatch(
   file: LockedFile,
-  fetched: Pick<Artifact, 'name' | 'sha256' | 'url'>,
+  fetched: Pick<Artifact, 'name' | 'sha256' | 'url'> & { text?: string },
   subject: DigestSubject,
   moved?: SourceChange,
 ): Diagnostic | undefined {
   const actual = fetched.sha256.toLowerCase();
   if (actual === file.sha256.toLowerCase()) return undefined;
   const label = lockEntryLabel(subject);
+  if (convertedByGit(file, fetched)) return crlfProblem(file, fetched, label, subject.version);
   const why = moved
     ? `the source changed (${moved.from} → ${moved.to}) but the version did not, and the new source serves other content for ${subject.version}`
     : 'the release was probably re-tagged (its files replaced under the same version) since it was locked';
@@ -39,6 +43,31 @@ export function digestMismatch(
   };
 }
 
+/**
+ * A local file whose digest is the locked one once its CRLF line endings are LF: Git converted it
+ * at checkout (core.autocrlf=true, Git for Windows' default). Accepting that digest would lock
+ * what no other checkout has.
+ */
+function convertedByGit(file: LockedFile, fetched: { url: string; text?: string }): boolean {
+  return (
+    fetched.url.startsWith('file://') &&
+    fetched.text?.includes('\r\n') === true &&
+    sha256Hex(fetched.text.replace(/\r\n/g, '\n')) === file.sha256.toLowerCase()
+  );
+}
+
+function crlfProblem(file: LockedFile, fetched: Pick<Artifact, 'name' | 'url'>, label: string, version: string): Diagnostic {
+  const shown = artifactDisplayName(fetched);
+  const attributes = path.join(path.dirname(shown), '.gitattributes');
+  return {
+    message: `${label} ${version}: ${file.name} from ${shown} has CRLF line endings (Git converts at checkout with core.autocrlf=true), and with LF it has the locked sha256`,
+    expected: `sha256 ${file.sha256}`,
+    hint:
+      `keep the file byte for byte in Git (a .gitattributes line), then check it out again: ` +
+      `echo ${shellWord(`${path.basename(shown)} -text`)} >> ${shellWord(attributes)} && rm ${shellWord(shown)} && git checkout -- ${shellWord(shown)}`,
+  };
+}
+
 /** Where the lockfile records a digest (its file, line and column), when it can tell. */
 export type LockedDigestPosition = (sha256: string) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
 
@@ -48,7 +77,7 @@ export type LockedDigestPosition = (sha256: string) => Pick<Diagnostic, 'file' |
  */
 export function verifyLockedArtifacts(
   entry: LockEntry,
-  artifacts: readonly Pick<Artifact, 'name' | 'sha256' | 'url'>[],
+  artifacts: readonly (Pick<Artifact, 'name' | 'sha256' | 'url'> & { text?: string })[],
   where: LockedDigestPosition = () => undefined,
 ): void {
   const problems: Diagnostic[] = [];

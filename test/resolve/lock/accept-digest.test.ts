@@ -5,7 +5,7 @@
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { acceptDigests, acceptNameProblems, namesComponent } from '../../../src/resolve/lock/accept-digests.js';
@@ -290,4 +290,30 @@ test('a re-tagged release read from a ConfigMap (fetchConfig.selector): lock --a
   const accepted = await run('lock', '-f', 'management-cluster', '--accept-digest', 'addon-helm');
   assert.equal(accepted.code, 0, accepted.stderr);
   assert.match(accepted.stdout, new RegExp(`^accepted addon-helm v0\\.2\\.0 addon-components\\.yaml from ${url}: sha256 `, 'm'));
+});
+
+test('a local release file Git checked out with CRLF line endings (core.autocrlf) is told as that, not as a re-tag to accept; the hint, run as printed, restores the locked bytes', async () => {
+  const example = exampleCopy();
+  const git = (...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: example, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  };
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'example');
+  const file = path.join(example, 'repository', 'cluster-api', 'v0.2.0', 'core-components.yaml');
+  // what a checkout with core.autocrlf=true writes
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
+  const args = ['check', '-f', 'management-cluster', '-o', 'out'];
+  const result = await runCli(args, { cwd: example });
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /core-components\.yaml .*has CRLF line endings/);
+  assert.doesNotMatch(result.stderr, /re-tagged|--accept-digest/);
+  const hint = /hint: .*?: (echo .*)\n/.exec(result.stderr)?.[1];
+  assert.ok(hint, result.stderr);
+  const followed = spawnSync('bash', ['-c', hint], { cwd: example, encoding: 'utf8' });
+  assert.equal(followed.status, 0, followed.stderr);
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /\r/);
+  assert.doesNotMatch((await runCli(args, { cwd: example })).stderr, /CRLF/);
 });
