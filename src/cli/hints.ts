@@ -96,3 +96,18 @@ export function clusterctlWordHint(message: string): string | undefined {
   const word = /^error: unknown (?:option|command) '([^'=]+)/.exec(message)?.[1];
   return word !== undefined && Object.hasOwn(CLUSTERCTL_WORDS, word) ? CLUSTERCTL_WORDS[word] : undefined;
 }
+
+/**
+ * For `too many arguments` where the extra words are YAML files: a shell glob after -f
+ * (`-f mc/*.yaml`) gives -f the first file only, and the rest are arguments no command takes.
+ */
+export function globbedFilesHint(message: string, argv: readonly string[]): string | undefined {
+  if (!/^error: too many arguments/.test(message)) return undefined;
+  const extra = argv.find((word, i) => /\.ya?ml$/.test(word) && !word.startsWith('-') && i > 0 && !argv[i - 1]!.startsWith('-'));
+  if (extra === undefined) return undefined;
+  const directory = extra.includes('/') ? extra.slice(0, extra.lastIndexOf('/')) : '.';
+  return (
+    `-f takes one path: a shell glob such as -f ${directory}/*.yaml gives it the first file only; ` +
+    `pass the directory (-f ${directory}), which reads its *.yaml and *.yml files, or put -f before each file`
+  );
+}

@@ -20,7 +20,7 @@ import {
   systemErrorDiagnostic,
   type CliStreams,
 } from './output.js';
-import { clusterctlWordHint, completeSuggestions, type Invocation } from './hints.js';
+import { clusterctlWordHint, completeSuggestions, globbedFilesHint, type Invocation } from './hints.js';
 import { registerEnvironmentSecrets } from '../core/redact.js';
 import { startRun } from '../core/run-state.js';
 import { InterruptedError } from '../core/interrupt.js';
@@ -389,6 +389,8 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT_OK;
       const clusterctl = clusterctlWordHint(err.message);
       if (clusterctl) printError(`hint: ${clusterctl}`);
+      const globbed = globbedFilesHint(err.message, flagArguments);
+      if (globbed) printError(`hint: ${globbed}`);
       if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [], err.message.replace(/^error: /, '')));
       return usageExit();
     }

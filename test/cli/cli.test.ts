@@ -186,6 +186,19 @@ test("clusterctl's flags and commands are usage errors that say where capi-gitop
   assert.doesNotMatch((await run(['render', '--bogus'])).stderr, /hint:/);
 });
 
+test('-f mc/*.yaml (a shell glob: -f gets the first file, the rest are extra arguments) is a usage error whose hint passes the directory', async () => {
+  const mc = path.join(EXAMPLE, 'management-cluster');
+  const result = await run(['check', '-f', path.join(mc, 'config.yaml'), path.join(mc, 'providers.yaml'), '-o', 'out']);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /^error: too many arguments/);
+  assert.ok(
+    result.stderr.includes(
+      `hint: -f takes one path: a shell glob such as -f ${mc}/*.yaml gives it the first file only; pass the directory (-f ${mc})`,
+    ),
+    result.stderr,
+  );
+});
+
 test('a variable set only in the environment, as clusterctl users give them, is a warning: capi-gitops renders its default', async () => {
   const out = path.join(tempDir(), 'out');
   // CLUSTER_TOPOLOGY: read by every example provider with default false; EXAMPLE_REGION is given in the
