@@ -109,6 +109,14 @@ export async function listManifestFiles(paths: readonly string[], problems: Diag
           hint: 'manifest files directly in the directory are read; subdirectories are not',
         });
       files.push(...found);
+    } else if (path.basename(given) === LOCKFILE_NAME) {
+      // read as a manifest it is a document of an unsupported kind, `Lock`, with a hint about GitOps tools
+      problems.push({
+        file: given,
+        message: 'this is the lockfile capi-gitops keeps beside the manifest, not a manifest file',
+        expected: EXPECTED_PATH,
+        hint: `leave it out of -f: it is read from beside the first -f path (pass the directory, -f ${shellWord(path.dirname(given))}, which reads every manifest file in it but the lockfile)`,
+      });
     } else {
       // Named explicitly, a pipe is fine (`-f <(generate)`).
       files.push(given);

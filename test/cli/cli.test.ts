@@ -357,3 +357,16 @@ test('convert without -f is a usage error (exit 2), as a missing -f is for every
     assert.match(result.stderr, /^error: at least one -f\/--file <file or directory> is needed\n\(run with --help for usage\)/);
   }
 });
+
+test('-f naming the lockfile is told as that, with the -f <dir> that reads the manifest beside it, not as an object of unsupported kind Lock', async () => {
+  const mc = path.join(EXAMPLE, 'management-cluster');
+  const args = ['-f', path.join(mc, 'capi-gitops.lock.yaml'), '-f', path.join(mc, 'config.yaml'), '-f', path.join(mc, 'providers.yaml')];
+  const result = await run(['check', ...args, '-o', 'out']);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    /capi-gitops\.lock\.yaml: error: this is the lockfile capi-gitops keeps beside the manifest, not a manifest file\n/,
+  );
+  assert.doesNotMatch(result.stderr, /unsupported kind/);
+  assert.ok(result.stderr.includes(`(pass the directory, -f ${mc}, which reads`), result.stderr);
+});
