@@ -1,4 +1,6 @@
 import { sha256Hex } from '../core/digest.js';
+import { mergeConflicts } from '../core/merge-conflicts.js';
+import { shellWord } from '../core/shell.js';
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
 import { filePathProblems, outputPathProblem } from '../layout/output-paths.js';
 import { GENERATED_MARK } from '../layout/provenance.js';
@@ -67,8 +69,30 @@ export function parseKeptDirectories(text: string): string[] {
     .filter((d) => d !== '' && outputPathProblem(d) === undefined);
 }
 
+/**
+ * Two renders merged (two pull requests, each with its render): the index is one text Git cannot
+ * combine. Both sides' lines are render's, so the way out keeps them all (a path listed twice takes
+ * the later digest: a file with the other is kept, never removed), and render rewrites the index.
+ */
+function refuseMergeConflicts(text: string, file: string): void {
+  const conflicts = text.includes('<<<<<<<') ? mergeConflicts(text) : [];
+  if (conflicts.length === 0) return;
+  const keepBoth = `grep -v -E '^(<<<<<<<|=======|>>>>>>>)' ${shellWord(file)} > ${shellWord(`${file}.merged`)} && mv ${shellWord(`${file}.merged`)} ${shellWord(file)}`;
+  throw new CapiGitopsError(
+    conflicts.map(({ start, end }) => ({
+      file,
+      line: start,
+      column: 1,
+      message: `unresolved Git merge conflict (lines ${start}-${end})`,
+      expected: 'an ownership index without conflict markers',
+      hint: `keep both sides' lines, deleting only the markers: ${keepBoth}, then render again, which rewrites the index`,
+    })),
+  );
+}
+
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */
 export function parseIndexEntries(text: string, file: string): Map<string, string | undefined> {
+  refuseMergeConflicts(text, file);
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const hint = `restore ${file} from Git, or delete it and the files capi-gitops wrote, then run again`;

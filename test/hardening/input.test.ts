@@ -309,3 +309,32 @@ test('diff -o or --from naming a link loop: the loop is told, not "render into i
   assert.match(result.stderr, /ELOOP|symbolic link/);
   assert.doesNotMatch(result.stderr, /render into it first/);
 });
+
+test('an ownership index with Git conflict markers (two pull requests rendered, then merged) is one problem a conflict; its hint keeps both sides, and render, run after it, passes check', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  assert.equal((await runCli(['render', '--quiet', '-f', manifest, '-o', out])).code, 0);
+  const index = path.join(out, '.capi-gitops-index');
+  const lines = readFileSync(index, 'utf8').split('\n');
+  const at = lines.findIndex((line) => /^[0-9a-f]{64} {2}/.test(line));
+  const theirs = `${'0'.repeat(64)}${lines[at]!.slice(64)}`;
+  lines.splice(at, 1, '<<<<<<< HEAD', lines[at]!, '=======', theirs, `${'1'.repeat(64)}  01-their-cluster/x.yaml`, '>>>>>>> topic');
+  writeFileSync(index, lines.join('\n'));
+  for (const command of ['check', 'render']) {
+    const result = await runCli([command, '-f', manifest, '-o', out]);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      new RegExp(`\\.capi-gitops-index:${at + 1}:1: error: unresolved Git merge conflict \\(lines ${at + 1}-${at + 6}\\)\\n`),
+    );
+    assert.doesNotMatch(result.stderr, /is not "<sha256>/);
+  }
+  const hinted = /hint: .*?: (grep .*?), then/.exec((await runCli(['check', '-f', manifest, '-o', out])).stderr)?.[1];
+  assert.ok(hinted);
+  const followed = spawnSync('bash', ['-c', hinted], { cwd: example, encoding: 'utf8' });
+  assert.equal(followed.status, 0, followed.stderr);
+  assert.equal((await runCli(['render', '--quiet', '-f', manifest, '-o', out])).code, 0);
+  assert.equal((await runCli(['check', '-f', manifest, '-o', out])).code, 0);
+});
