@@ -13,6 +13,22 @@ import { isValuesMap, mergeUserValues, type Values } from './values.js';
 /** Helm's limits (strvals MaxIndex, MaxNestedNameLevel). */
 const MAX_INDEX = 65536;
 const MAX_NESTED_NAME_LEVEL = 30;
+/**
+ * Helm bounds dotted names (above) but not nested list indexes (`a[0][0]…`) nor a JSON value's
+ * nesting, which Go's growing stack reads; Node's overflows past some thousands of levels. The
+ * bound is the YAML depth bound's default (yaml/bounds.ts): no values file nests deeper either.
+ */
+const MAX_NESTING = 512;
+
+/** Whether a JSON value nests deeper than MAX_NESTING (walked without recursion). */
+function nestedTooDeep(value: unknown): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_NESTING) return true;
+    level = level.flatMap((v) => (v !== null && typeof v === 'object' ? Object.values(v as object) : []));
+  }
+  return false;
+}
 
 export class SetSyntaxError extends Error {
   constructor(
@@ -73,6 +89,7 @@ class Reader {
     } catch {
       return { value: undefined, error: `${JSON.stringify(text)} is not a JSON value` };
     }
+    if (nestedTooDeep(value)) return { value: undefined, error: `the JSON value is nested deeper than ${MAX_NESTING} levels` };
     skipBlanks();
     if (this.runes[this.position] === ',') this.position++;
     return { value };
@@ -150,6 +167,8 @@ export interface SetExpression {
 class SetParser {
   private readonly reader: Reader;
   private ended = false;
+  /** The `[` nested in the list item being read (`a[0][0]`): listItem recurses once each. */
+  private listNesting = 0;
   constructor(
     private readonly expression: string,
     private readonly forceString: boolean,
@@ -259,11 +278,16 @@ class SetParser {
       return setIndex(list, index, values !== undefined ? values : this.typed(this.value()));
     }
     if (last === '[') {
-      const next = this.keyIndex();
-      const existing = list[index];
-      if (existing !== undefined && existing !== null && !Array.isArray(existing)) this.fail(`item ${index} is not a list`);
-      const nested = Array.isArray(existing) ? [...existing] : [];
-      return setIndex(list, index, this.listItem(nested, next, level));
+      if (++this.listNesting > MAX_NESTING) this.fail(`the list indexes are nested deeper than ${MAX_NESTING} levels`);
+      try {
+        const next = this.keyIndex();
+        const existing = list[index];
+        if (existing !== undefined && existing !== null && !Array.isArray(existing)) this.fail(`item ${index} is not a list`);
+        const nested = Array.isArray(existing) ? [...existing] : [];
+        return setIndex(list, index, this.listItem(nested, next, level));
+      } finally {
+        this.listNesting--;
+      }
     }
     // last === '.': an object inside the list; an item of another type is replaced
     const existing = list[index];
@@ -388,5 +412,6 @@ function jsonObjectForm(expression: string): Values | undefined {
     throw new SetSyntaxError(expression, 'the value starts with { but is not a JSON object');
   }
   if (!isValuesMap(parsed)) throw new SetSyntaxError(expression, 'the value starts with { but is not a JSON object');
+  if (nestedTooDeep(parsed)) throw new SetSyntaxError(expression, `the JSON object is nested deeper than ${MAX_NESTING} levels`);
   return parsed;
 }

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
-import { applySetExpression, SetSyntaxError, userValues, type SetValueKind } from '../../src/core/helm-set.js';
+import { applySetExpression, SetSyntaxError, setExpressionValues, userValues, type SetValueKind } from '../../src/core/helm-set.js';
 import type { Values } from '../../src/core/values.js';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { setExpressions, setFlagWords } from '../../src/cli/set-flags.js';
@@ -205,4 +205,18 @@ test('CLI: render --layout argocd with --set-json and --set-literal sets the wir
   const docker = docs.find((d) => d.kind === 'InfrastructureProvider')!;
   assert.equal(docker.metadata.namespace, 'capd-system');
   assert.deepEqual(docker.spec, { version: 'v1.7.7', manager: { featureGates: { MachinePool: true } } });
+});
+
+test('a --set list index or a --set-json value nested past 512 levels is a SetSyntaxError, not a stack overflow (Helm bounds dotted names at 30 levels, nested lists not at all)', () => {
+  const deep = (expression: string, kind?: SetValueKind) =>
+    assert.throws(
+      () => setExpressionValues({ expression, forceString: false, ...(kind ? { kind } : {}) }),
+      (error: unknown) => error instanceof SetSyntaxError && /nested deeper than 512 levels/.test(error.message),
+      expression.slice(0, 40),
+    );
+  deep(`a${'[0]'.repeat(20_000)}=1`);
+  deep(`x=${'['.repeat(30_000)}${']'.repeat(30_000)}`, 'json');
+  deep(`{"a":${'['.repeat(30_000)}${']'.repeat(30_000)}}`, 'json');
+  // within the bound, as Helm reads them
+  assert.deepEqual(setExpressionValues({ expression: `a${'[0]'.repeat(3)}=1`, forceString: false }), { a: [[[1]]] });
 });
