@@ -8,7 +8,7 @@
  * secret values are kept out of Git, so both sides take them from the same place.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,7 +199,11 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
     const fromWorkingTree: string[] = [];
     const absentPaths: string[] = [];
     for (const given of manifestPaths) {
-      const rel = path.relative(top, path.resolve(given)).split(path.sep).join('/');
+      // through links, as the working tree reads it: Git names the real path (a committed link to
+      // the manifest directory is a blob holding its target; a repository reached through a linked
+      // directory, macOS' /var, is outside the top Git names)
+      const real = await realpath(path.resolve(given)).catch(() => path.resolve(given));
+      const rel = path.relative(top, real).split(path.sep).join('/');
       if (rel.startsWith('..') || path.isAbsolute(rel)) {
         if (holdsOnlySecrets(given)) {
           fromWorkingTree.push(path.resolve(given));

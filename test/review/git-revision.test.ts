@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -71,5 +71,31 @@ test("a problem in --base's revision names no path in the temporary tree (gone w
     assert.equal(working.hint, `fix ${path.join(repo, 'charts', 'values.yaml')}`);
   } finally {
     await revision.dispose();
+  }
+});
+
+test('--base follows a -f path through symbolic links, as the working tree does: a committed link to the manifest directory, and a repository reached through a linked directory (macOS /var → /private/var), read the manifest at the revision, not the link', async () => {
+  const repo = tempDir();
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+  git('init', '-q');
+  mkdirSync(path.join(repo, 'mc'));
+  writeFileSync(path.join(repo, 'mc', 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n');
+  symlinkSync('mc', path.join(repo, 'mc-link'));
+  git('add', '.');
+  git('commit', '-qm', 'manifest');
+  const viaLink = path.join(tempDir(), 'repo-link');
+  symlinkSync(repo, viaLink);
+  for (const given of [path.join(repo, 'mc-link'), path.join(viaLink, 'mc')]) {
+    const revision = await manifestAtRevision('HEAD', [given]);
+    try {
+      assert.deepEqual(revision.absentPaths, [], given);
+      assert.deepEqual(
+        readdirSync(revision.manifestPaths[0]!).filter((f) => f.endsWith('.yaml')),
+        ['a.yaml'],
+        given,
+      );
+    } finally {
+      await revision.dispose();
+    }
   }
 });
