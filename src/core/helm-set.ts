@@ -35,7 +35,8 @@ export class SetSyntaxError extends Error {
     readonly expression: string,
     readonly reason: string,
   ) {
-    super(`cannot parse --set ${JSON.stringify(expression)}: ${reason}`);
+    // quoted up to a screen line: the reason, after it, is what to read (a 60 KB value pushed it off)
+    super(`cannot parse --set ${JSON.stringify(expression.length > 160 ? `${expression.slice(0, 160)}…` : expression)}: ${reason}`);
     this.name = 'SetSyntaxError';
   }
 }

@@ -215,6 +215,11 @@ test('a --set list index or a --set-json value nested past 512 levels is a SetSy
       expression.slice(0, 40),
     );
   deep(`a${'[0]'.repeat(20_000)}=1`);
+  // the expression is quoted up to a screen line, the reason after it
+  assert.throws(
+    () => setExpressionValues({ expression: `a${'[0]'.repeat(20_000)}=1`, forceString: false }),
+    (error: unknown) => error instanceof Error && error.message.length < 300,
+  );
   deep(`x=${'['.repeat(30_000)}${']'.repeat(30_000)}`, 'json');
   deep(`{"a":${'['.repeat(30_000)}${']'.repeat(30_000)}}`, 'json');
   // within the bound, as Helm reads them
