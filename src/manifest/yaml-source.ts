@@ -79,7 +79,9 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
     hint:
       error.code === 'DUPLICATE_KEY'
         ? 'keep one of the two: keys of one mapping must differ (kubectl refuses a repeated key too), or check the indentation of this one'
-        : 'check indentation, quoting and the `key: value` spacing at this position',
+        : error.code === 'TAB_AS_INDENT'
+          ? `replace the tab at the start of line ${line} with spaces: YAML indents with spaces only`
+          : 'check indentation, quoting and the `key: value` spacing at this position',
   };
 }
 
@@ -208,8 +210,7 @@ class KubernetesYaml {
         `anchors do not reach across ---: write the value out here, or set &${name} earlier in this document`,
       );
     }
-    if (this.open.has(target))
-      throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
+    if (this.open.has(target)) throw new YamlValueError(startOf(node), 'an alias refers to a node that contains it', 'remove the alias');
     return this.value(target);
   }
 

@@ -519,6 +519,14 @@ test('an alias to an anchor of another document (anchors stop at ---) or to none
   );
 });
 
+test('a tab indenting a line is told at the tab, with a hint to indent with spaces', async () => {
+  const { error } = await loadTextError(provider('version: v1.10.4').replace('  version', '\tversion'));
+  assert.equal(error.diagnostics.length, 1, error.message);
+  const [tab] = error.diagnostics;
+  assert.deepEqual([tab!.line, tab!.column, tab!.message], [7, 1, 'invalid YAML: tabs are not allowed as indentation']);
+  assert.match(tab!.hint!, /replace the tab at the start of line 7 with spaces/);
+});
+
 test('merge keys (<<) merge where they stand and later keys win, as go-yaml v2 does', async () => {
   const { manifest } = await loadText(
     provider(
