@@ -5,7 +5,7 @@
  * and a render commits the lockfile right after the output's swap. A signal before the commit
  * removes the temporary files; a commit that has begun runs to its end first (core/interrupt.ts).
  */
-import { chmod, chown, open, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, chown, open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { onInterrupt, recordCommitted, throwIfInterrupted } from './interrupt.js';
 import { inScratchDirectory, removeLeftoverFiles, removeScratchDirectoryIfEmpty, scratchName } from './scratch-directory.js';
@@ -15,6 +15,8 @@ export interface PreparedFile {
   readonly file: string;
   commit(): Promise<void>;
   abort(): Promise<void>;
+  /** After `commit`: the file as it was before (removed when there was none), for a commit of several that failed after it. */
+  restore(): Promise<void>;
 }
 
 /**
@@ -28,6 +30,8 @@ export async function prepareFile(given: string, data: string | Uint8Array): Pro
   const dir = path.dirname(file);
   await removeLeftoverFiles(dir, path.basename(file));
   const previous = await stat(file).catch(() => undefined);
+  // what `restore` puts back: manifests and lockfiles are small (64 MiB at most)
+  const before = previous?.isFile() ? await readFile(file) : undefined;
   let temporary: string | undefined;
   const removeTemporary = async () => {
     if (temporary !== undefined) await unlink(temporary).catch(() => undefined);
@@ -71,12 +75,17 @@ export async function prepareFile(given: string, data: string | Uint8Array): Pro
       withdraw();
       await removeTemporary();
     },
+    restore: async () => {
+      if (before === undefined) await unlink(file).catch(() => undefined);
+      else await (await prepareFile(file, before)).commit();
+    },
   };
 }
 
 /**
  * Renames every prepared file into place, in order; refused (and all removed) once a signal has
- * come, and not interrupted once begun.
+ * come, and not interrupted once begun. A rename that fails puts back the files renamed before
+ * it (update's manifest edits before a lockfile an editor holds on Windows): all or none.
  */
 export async function commitTogether(files: readonly PreparedFile[]): Promise<void> {
   try {
@@ -93,6 +102,7 @@ export async function commitTogether(files: readonly PreparedFile[]): Promise<vo
     if (files.length > 0) recordCommitted(`wrote ${files.map((f) => f.file).join(' and ')}`);
   } catch (err) {
     await abortAll(files.slice(next + 1));
+    for (const file of files.slice(0, next).reverse()) await file.restore().catch(() => undefined);
     throw err;
   } finally {
     withdraw();

@@ -37,6 +37,7 @@ function fakeLock(parent: string, onCommit: () => void = () => undefined) {
       state.committed = true;
     },
     abort: async () => void (state.aborted = true),
+    restore: async () => undefined,
   };
   return { file, state };
 }

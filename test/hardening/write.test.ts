@@ -81,6 +81,7 @@ test('a lockfile rename that fails after the swap puts the previous output back'
           file: path.join(parent, 'capi-gitops.lock.yaml'),
           commit: async () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })),
           abort: async () => void (aborted = true),
+          restore: async () => undefined,
         },
       ],
     }),

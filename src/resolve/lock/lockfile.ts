@@ -236,6 +236,7 @@ export async function prepareLockfile(file: string, lock: Pick<Lockfile, 'entrie
         throw failed(error);
       }),
     abort: () => prepared.abort(),
+    restore: () => prepared.restore(),
   };
 }
 
