@@ -93,7 +93,9 @@ function refuseMergeConflicts(text: string, file: string): void {
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */
 export function parseIndexEntries(text: string, file: string): Map<string, string | undefined> {
   refuseMergeConflicts(text, file);
-  const lines = text.split('\n');
+  // CRLF: Git's core.autocrlf=true at a checkout before the output's .gitattributes said -text;
+  // the index is read, its files found edited, and render writes them byte for byte again
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   const hint = `restore ${file} from Git, or delete it and the files capi-gitops wrote, then run again`;
   const v1 = lines[0] === INDEX_HEADER_V1;
