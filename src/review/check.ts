@@ -54,6 +54,8 @@ const REASONS: Record<CheckStatus, string> = {
   missing: 'missing; render would write it',
   extra: 'written by the last render and not by this one; render would remove it',
 };
+const IN_THE_WAY = (type: string) =>
+  `missing: ${type === 'dir' ? 'a directory' : type === 'symlink' ? 'a symbolic link' : 'a special file'} capi-gitops did not write is in its place, which render does not replace, so remove it`;
 const NOT_OURS = 'not written by capi-gitops (it is not in the ownership index); render leaves it, so remove it';
 const NO_LONGER_OURS =
   'written by an earlier render and not by this one, but changed since (its sha256 is not the one the ownership index recorded, ' +
@@ -212,6 +214,10 @@ export async function checkRendered(outDir: string, render: RenderedDigests, hoo
   let unchanged = 0;
   rendered.forEach((p, i) => {
     const digest = onDisk[i];
+    const inTheWay = entries.get(p);
+    // a directory (or a link render did not write) where the file goes: render refuses to replace it
+    if (digest === undefined && inTheWay && (inTheWay.type === 'dir' || !written.has(p)))
+      return problems.push({ path: p, status: 'missing', reason: IN_THE_WAY(inTheWay.type), removeByHand: true });
     if (digest === undefined) return add(p, 'missing');
     if (digest === digests.get(p)) return unchanged++;
     const recorded = written.get(p);
