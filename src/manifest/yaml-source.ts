@@ -35,7 +35,7 @@ const PARSE_OPTIONS = {
 } as const;
 
 /** Anchors and aliases are allowed (kubectl accepts them) but bounded against alias bombs. */
-const MAX_ALIAS_EXPANSIONS = 1000;
+export const MAX_ALIAS_EXPANSIONS = 1000;
 
 export interface ParsedFile {
   documents: SourceDocument[];

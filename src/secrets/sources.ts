@@ -6,10 +6,11 @@
  * (render/secret-landing.ts).
  */
 import { parse as parseDotenv } from 'dotenv';
-import YAML, { LineCounter, YAMLError, type Document } from 'yaml';
+import YAML, { LineCounter, YAMLError, type Document, type Node as YamlNode } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/kobject.js';
 import { readBoundedText } from '../manifest/files.js';
+import { MAX_ALIAS_EXPANSIONS } from '../manifest/yaml-source.js';
 import type { Manifest, SecretObject } from '../manifest/types.js';
 import type { VariableLookup, VariableValue } from '../render/types.js';
 import { notGivenSecret } from '../render/secret-landing.js';
@@ -95,10 +96,21 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
     parsed = YAML.parseAllDocuments(text, { schema: 'core', lineCounter })
       .map((doc) => {
         if (doc.errors.length > 0) throw doc.errors[0];
-        return { value: doc.toJS() as unknown, doc };
+        // bounded as manifests are (yaml-source.ts); the library's own bound would throw with no position
+        const bomb = aliasBeyondBound(doc);
+        if (bomb !== undefined) throw bomb;
+        return { value: doc.toJS({ maxAliasCount: -1 }) as unknown, doc };
       })
       .filter(({ value }) => value !== null && value !== undefined);
   } catch (error) {
+    if (error instanceof AliasBomb) {
+      const { line, col } = lineCounter.linePos(error.offset);
+      return unread(
+        'invalid YAML: too many alias references',
+        `write the repeated parts out; at most ${MAX_ALIAS_EXPANSIONS} alias expansions per document`,
+        { line, column: col },
+      );
+    }
     // the YAML parser quotes the offending text, which may be a secret: say where, not what
     const at = error instanceof YAMLError ? error.linePos?.[0] : undefined;
     return unread('is neither a dotenv file nor YAML', `check the syntax of ${file}`, at && { line: at.line, column: at.col });
@@ -130,6 +142,37 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
       });
   }
   return { values, problems };
+}
+
+/** The alias whose expansion goes beyond the bound manifests have, with its offset. */
+class AliasBomb {
+  constructor(readonly offset: number) {}
+}
+
+/** The first alias beyond MAX_ALIAS_EXPANSIONS expansions of the document, counted as yaml-source.ts counts them. */
+function aliasBeyondBound(doc: Document.Parsed): AliasBomb | undefined {
+  let expansions = 0;
+  const open = new Set<unknown>();
+  const walk = (node: unknown): AliasBomb | undefined => {
+    if (YAML.isAlias(node)) {
+      if (++expansions > MAX_ALIAS_EXPANSIONS) return new AliasBomb(node.range?.[0] ?? 0);
+      const target = node.resolve(doc);
+      // an alias into the node that holds it: the library makes it a reference, nothing to expand
+      return target === undefined || open.has(target) ? undefined : walk(target);
+    }
+    if (!YAML.isCollection(node)) return undefined;
+    open.add(node);
+    try {
+      for (const item of node.items as unknown[]) {
+        const found = YAML.isPair(item) ? (walk(item.key) ?? walk(item.value)) : walk(item);
+        if (found) return found;
+      }
+      return undefined;
+    } finally {
+      open.delete(node);
+    }
+  };
+  return walk(doc.contents as YamlNode | null);
 }
 
 /** Where a key of a parsed document is (by the document's index and the keys down to it), for a problem's line and column. */

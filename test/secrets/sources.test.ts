@@ -211,3 +211,17 @@ test('Config.secrets.public opts a --secret-file or --env-secret value out, as i
   const infrastructure = readFileSync(path.join(out, '04-infrastructure-example', 'deployment-capex-controller-manager.yaml'), 'utf8');
   assert.match(infrastructure, /--region=ap-south-1/);
 });
+
+test('an alias bomb in a YAML secret file is the bound manifests have (too many alias references, at the alias), not a syntax error', async () => {
+  const levels = ['a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]'];
+  for (let i = 1; i < 8; i++) {
+    const [name, previous] = [String.fromCharCode(97 + i), String.fromCharCode(96 + i)];
+    levels.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(', ')}]`);
+  }
+  const message = await problems(`${levels.join('\n')}\n`);
+  assert.match(message, /secrets\.yaml:\d+:\d+: error: invalid YAML: too many alias references/);
+  assert.match(message, /at most 1000 alias expansions per document/);
+  assert.doesNotMatch(message, /neither a dotenv file nor YAML/);
+  // a few aliases, as manifests take them, still read
+  assert.deepEqual(await read(`A: &v "1"\nB: *v\n`), { A: '1', B: '1' });
+});
