@@ -208,11 +208,23 @@ function secretManifestValues(
   const values: Record<string, string> = {};
   const problems: Diagnostic[] = [];
   const given: GivenSecret[] = [];
-  const secrets = documents.flatMap((doc, i) =>
-    isPlainObject(doc) && doc.kind === 'List' && Array.isArray(doc.items)
-      ? doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]`, index: i, keys: ['items', j] }))
-      : [{ item: doc, where: `document ${i + 1}`, index: i, keys: [] }],
-  );
+  const secrets = documents.flatMap((doc, i) => {
+    if (!isPlainObject(doc) || doc.kind !== 'List') return [{ item: doc, where: `document ${i + 1}`, index: i, keys: [] }];
+    // a List with no items (null or absent) holds nothing: kubectl apply applies nothing of it
+    if (doc.items === null || doc.items === undefined) return [];
+    if (!Array.isArray(doc.items)) {
+      problems.push({
+        file,
+        ...locate(i, ['items']),
+        path: `document ${i + 1}: items`,
+        message: 'is not a list',
+        expected: 'items: a list of v1 Secrets, as kubectl get secrets -o yaml prints it',
+        hint: 'write items as a list (- apiVersion: v1 …), or items: [] for none',
+      });
+      return [];
+    }
+    return doc.items.map((item: unknown, j) => ({ item, where: `document ${i + 1}, items[${j}]`, index: i, keys: ['items', j] }));
+  });
   for (const { item, where, index, keys } of secrets) {
     if (!isPlainObject(item) || item.apiVersion !== 'v1' || item.kind !== 'Secret') {
       problems.push({

@@ -225,3 +225,11 @@ test('an alias bomb in a YAML secret file is the bound manifests have (too many 
   // a few aliases, as manifests take them, still read
   assert.deepEqual(await read(`A: &v "1"\nB: *v\n`), { A: '1', B: '1' });
 });
+
+test('a kind: List with items: null gives no values, as kubectl apply applies nothing of it; items that are not a list are told at items', async () => {
+  assert.deepEqual(await read('apiVersion: v1\nkind: List\nitems: null\n'), {});
+  assert.deepEqual(await read('apiVersion: v1\nkind: List\nmetadata: {}\n'), {});
+  const message = await problems('apiVersion: v1\nkind: List\nitems: {a: b}\n');
+  assert.match(message, /secrets\.yaml:3:1: error: document 1: items: is not a list/);
+  assert.doesNotMatch(message, /is not a v1 Secret/);
+});
