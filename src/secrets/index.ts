@@ -125,9 +125,10 @@ const SECRET_DATA_STRATEGIES =
   '--layout flux --secrets flux-substitute, or --secrets inline --allow-secret-values';
 
 const LANDED = "a value in a Secret's data is secret wherever it is given)";
-const LANDED_OUT =
+/** The way out for values given in plain text (`origins`: where each was, Config.variables, a CAPIProvider's spec.variables, …). */
+const landedOut = (origins: readonly string[]) =>
   'keep the value out of Git (--secret-file <file outside Git>, --env-secret NAME, or the spec.configSecret Secret in a -f file Git ignores, ' +
-  `not Config.variables) and choose a strategy: ${SECRET_DATA_STRATEGIES}; or declare the variable in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`;
+  `not ${[...new Set(origins)].join(' or ')}) and choose a strategy: ${SECRET_DATA_STRATEGIES}; or declare the variable in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`;
 
 /** Whether the field is a value of a v1 Secret's data or stringData: the only place external-secrets and sops take. */
 function inSecretData(field: TaintedField): boolean {
@@ -163,7 +164,7 @@ function refusal(field: TaintedField, landed: ReadonlyMap<string, string> = new 
     path: formatPath(field.path),
     message: `would receive the secret value of ${field.variables.join(', ')}${why}`,
     expected: 'no secret value in files committed to Git (Config.secrets.strategy: refuse)',
-    hint: given.length > 0 ? LANDED_OUT : waysOut(field),
+    hint: given.length > 0 ? landedOut(given.map((name) => landed.get(name)!)) : waysOut(field),
   };
 }
 

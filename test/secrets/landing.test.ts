@@ -479,3 +479,42 @@ test('a chart value the wiring chart writes into a Secret, written inline, is a 
     delete process.env[VARIABLE];
   }
 });
+
+test("a Turtles CAPIProvider's spec.variables value that lands in a Secret: the hint names that field, not Config.variables", async () => {
+  const dir = writeTempManifest({
+    'management-cluster.yaml': `apiVersion: operator.cluster.x-k8s.io/v1alpha2
+kind: CoreProvider
+metadata: {name: cluster-api, namespace: capi-system}
+spec:
+  version: v0.2.0
+  fetchConfig: {url: ${JSON.stringify(CORE_URL)}}
+---
+apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata: {name: aws, namespace: capa-system}
+spec:
+  type: infrastructure
+  version: v0.3.0
+  fetchConfig: {url: ${JSON.stringify(AWS_URL)}}
+  variables:
+    ${VARIABLE}: ${B64}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Config
+certManager: {enabled: false}
+secrets: {strategy: refuse}
+`,
+  });
+  const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+  const err = await render({ manifestPaths: [dir], command: 'capi-gitops render', outputDir: out }, out).then(
+    () => assert.fail('rendered'),
+    (error: unknown) => error,
+  );
+  assert.ok(err instanceof CapiGitopsError, String(err));
+  assertNoSecret(SECRETS, { texts: { error: err.message } });
+  const field = err.diagnostics.find((d) => d.path === 'data.credentials')!;
+  assert.ok(field, err.message);
+  assert.match(field.message, /from CAPIProvider\/capa-system\/aws spec\.variables/);
+  assert.match(field.hint!, /not CAPIProvider\/capa-system\/aws spec\.variables/);
+  assert.doesNotMatch(field.hint!, /Config\.variables/);
+});
