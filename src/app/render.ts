@@ -27,7 +27,7 @@ export type RenderResult = OutputResult & {
  * result holds no files (`files` is empty; `written` reads a file back when asked).
  */
 export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
-  const stage = new OutputStage(path.resolve(output));
+  const stage = new OutputStage(path.resolve(output), output);
   // a signal removes what the stage holds, or waits for its commit to end
   let committing: Promise<WriteSummary> | undefined;
   const withdraw = onInterrupt(() => committing ?? stage.abort());
@@ -48,6 +48,7 @@ export async function render(options: RenderOptions, output: string): Promise<Re
     const summary = await writeOutput(path.resolve(output), encoded.bytes, {
       alongside: lock ? [lock] : [],
       known: { digests: encoded.digests },
+      shownAs: output,
     });
     summary.warnings.push(...rootNotes(summary, result.files, output));
     return { ...result, summary, written: result.files, lockWritten: lock !== undefined };

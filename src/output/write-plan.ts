@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
 import { ancestors, INDEX_FILE } from '../layout/output-paths.js';
 import { formatIndex, formatIndexOfDigests } from './ownership-index.js';
 import { parentOf, type TreeEntry } from './tree.js';
@@ -70,7 +72,13 @@ function emptyDirectories(entries: Map<string, TreeEntry>): Set<string> {
  * Throws when a new file would land on, or need a directory where there is, something the tool
  * did not write.
  */
-export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?: ReadonlyMap<string, string>): WritePlan {
+export function planWrite(
+  existing: ExistingOutput,
+  files: OutputFiles,
+  digests?: ReadonlyMap<string, string>,
+  /** The output directory as the user gave it: a problem names its entry by that path. */
+  shownAs = '.',
+): WritePlan {
   const { entries } = existing;
   const owned = new Set(existing.ownedPaths ?? []);
   // a kept directory emptied by hand is the tool's, like those of the files it wrote
@@ -86,22 +94,29 @@ export function planWrite(existing: ExistingOutput, files: OutputFiles, digests?
   for (const dir of emptyDirectories(entries)) if (!ownedDirs.has(dir)) keptDirs.add(dir);
 
   const problems: Diagnostic[] = [];
-  const hint = 'move or delete it (capi-gitops never overwrites files it did not write), or choose another output directory';
+  // the file field names the entry as the user reaches it; the hint's command works on it as printed
+  const inTheWay = (entry: string, message: string): Diagnostic => {
+    const file = path.join(shownAs, entry);
+    const hint = `move it out of the output directory, or delete it (rm -r -- ${shellWord(file)}): capi-gitops never overwrites what it did not write; or choose another output directory`;
+    return { file, message, hint };
+  };
   // one problem per entry in the way: a symlink where a component directory goes blocks all its files
   const blocked = new Map<string, string[]>();
   for (const p of [...files.keys()].sort(compareStrings)) {
     const entry = entries.get(p);
     if (entry && (carriedSet.has(p) || keptDirs.has(p))) {
-      problems.push({ message: `${p} is ${describeEntry(entry)} capi-gitops did not write; this run would write a file there`, hint });
+      problems.push(inTheWay(p, `is ${describeEntry(entry)} capi-gitops did not write; this run would write a file there`));
     }
     for (const dir of ancestors(p)) if (carriedSet.has(dir)) blocked.set(dir, [...(blocked.get(dir) ?? []), p]);
   }
   for (const [dir, [first, ...more]] of blocked) {
     const others = more.length === 0 ? '' : ` and ${more.length} more file${more.length === 1 ? '' : 's'}`;
-    problems.push({
-      message: `${dir} is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${first}${others}`,
-      hint,
-    });
+    problems.push(
+      inTheWay(
+        dir,
+        `is ${describeEntry(entries.get(dir)!)} capi-gitops did not write; this run needs a directory there for ${first}${others}`,
+      ),
+    );
   }
   if (problems.length > 0) throw new CapiGitopsError(problems);
 

@@ -649,7 +649,8 @@ function writeSummary(target: Target, plan: WritePlan, warnings: string[], previ
 export async function writeOutput(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests } = {},
+  /** `shownAs`: the output directory as the user gave it, to name its entries in problems (outDir by default). */
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; shownAs?: string } = {},
 ): Promise<WriteSummary> {
   const run = writeNow(outDir, files, options);
   // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
@@ -664,7 +665,7 @@ export async function writeOutput(
 async function writeNow(
   outDir: string,
   files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests },
+  options: { alongside?: PreparedFile[]; known?: KnownDigests; shownAs?: string },
 ): Promise<WriteSummary> {
   const alongside = options.alongside ?? [];
   const abortAlongside = () => abortAll(alongside).catch(() => undefined);
@@ -677,7 +678,7 @@ async function writeNow(
   try {
     const locked = await lockTarget(outDir);
     release = locked.release;
-    return await writeLocked(locked.target, files, alongside, locked.warnings, options.known);
+    return await writeLocked(locked.target, files, alongside, locked.warnings, options.known, options.shownAs ?? outDir);
   } catch (err) {
     await abortAlongside();
     throw err;
@@ -698,9 +699,10 @@ async function writeLocked(
   alongside: PreparedFile[],
   leftoverWarnings: string[],
   known?: KnownDigests,
+  shownAs = target.path,
 ): Promise<WriteSummary> {
   const existing = await readExisting(target, files);
-  const plan = planWrite(existing, files, known?.digests);
+  const plan = planWrite(existing, files, known?.digests, shownAs);
   const warnings = [...leftoverWarnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
   const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
   if (!plan.changed && target.exists) {
@@ -805,7 +807,11 @@ export class OutputStage {
   private readonly inFlight = new Set<Promise<unknown>>();
   private done = false;
 
-  constructor(private readonly outDir: string) {}
+  /** `shownAs`: the output directory as the user gave it, to name its entries in problems. */
+  constructor(
+    private readonly outDir: string,
+    private readonly shownAs = outDir,
+  ) {}
 
   /** Writes a file of the new tree now. */
   write(file: string, content: string | Uint8Array): Promise<void> {
@@ -880,7 +886,7 @@ export class OutputStage {
       // as writeOutput does: a listed file this run would remove is kept unless proven the tool's own
       if (existing.listed !== undefined) await keepUnproven(target, existing, existing.listed, files);
       existing.sameAsNew = await this.sameAsBefore(target, existing);
-      const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])));
+      const plan = planWrite(existing, files, new Map([...this.files].map(([p, f]) => [p, f.digest])), this.shownAs);
       const warnings = [...stage.warnings, ...keptWarning(target, existing.kept ?? []), ...unwrittenWarning(target, plan.unwritten)];
       const summary = writeSummary(target, plan, warnings, await previousContents(target, existing, plan));
       if (!plan.changed && target.exists) {

@@ -279,7 +279,7 @@ test('write: a file the tool did not write, where this run would write, is an er
     await expectRejects(
       writeOutput(ws.out, new Map([...FILES, ['c/kustomization.yaml', 'ours\n'], ['d/e.yaml', 'ours\n']])),
       'c/kustomization.yaml',
-      'd is a file',
+      `${path.join(ws.out, 'd')}: error: is a file`,
     );
     assert.deepEqual(snapshot(ws.out), before);
   } finally {
@@ -318,8 +318,13 @@ test('write: a symlink where a directory of many files goes is one problem, nami
     symlinkSync(ws.parent, path.join(ws.out, 'a'));
     const error = await expectRejects(writeOutput(ws.out, FILES));
     assert.deepEqual(
-      error.diagnostics.map((d) => d.message),
-      ['a is a symlink capi-gitops did not write; this run needs a directory there for a/kustomization.yaml and 2 more files'],
+      error.diagnostics.map((d) => [d.file, d.message]),
+      [
+        [
+          path.join(ws.out, 'a'),
+          'is a symlink capi-gitops did not write; this run needs a directory there for a/kustomization.yaml and 2 more files',
+        ],
+      ],
     );
   } finally {
     ws.done();
@@ -636,6 +641,26 @@ test('write: a file the tool did not write, in a directory this run writes or th
     assert.deepEqual(clean.warnings, []);
     assert.ok(!existsSync(path.join(ws.out, 'gone')), 'emptied by hand, the directory an earlier render wrote goes');
     assert.equal(readFileSync(path.join(ws.out, INDEX_FILE), 'utf8'), formatIndex(new Map([['kept/b.yaml', generated('b: 1\n')]])));
+  } finally {
+    ws.done();
+  }
+});
+
+test('write: a directory the tool did not write where a file goes is named by its full path as the user gave the output (file set), and the hint, followed literally, lets the next run write', async () => {
+  const ws = workspace();
+  try {
+    await writeOutput(ws.out, FILES);
+    rmSync(path.join(ws.out, 'a/x.yaml'));
+    put(ws.out, 'a/x.yaml/mine.txt', 'mine\n');
+    const error = await expectRejects(writeOutput(ws.out, FILES, { shownAs: 'my out' }));
+    const [problem] = error.diagnostics;
+    assert.equal(problem?.file, path.join('my out', 'a/x.yaml'));
+    assert.equal(problem?.message, 'is a directory capi-gitops did not write; this run would write a file there');
+    // the hint's command, run from where the user gave the output's path
+    const command = problem?.hint?.match(/\(([^()]*)\)/)?.[1];
+    assert.equal(command, "rm -r -- 'my out/a/x.yaml'");
+    rmSync(path.join(ws.out, 'a/x.yaml'), { recursive: true });
+    await writeOutput(ws.out, FILES);
   } finally {
     ws.done();
   }
