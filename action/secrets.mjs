@@ -9,6 +9,60 @@ export class SecretsInputError extends Error {}
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/*
+ * Names of the environment capi-gitops (Node, Git, the runner's toolkit, this Action) runs in, compared
+ * upper-cased: a secret of that name would replace it in the CLI's environment (PATH, NODE_OPTIONS,
+ * GITHUB_STEP_SUMMARY), so it is refused, not passed.
+ */
+const RESERVED_NAMES = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'SHELL',
+  'PWD',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'LANG',
+  'TZ',
+  'CI',
+  'APPDATA',
+  'NO_COLOR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'DOCKER_CONFIG',
+  'MANIFEST',
+  'OUTPUT',
+  'ARGS',
+  'SECRETS',
+  'BASE_SHA',
+  'ACTION_PATH',
+]);
+const RESERVED_PREFIXES = [
+  'NODE_',
+  'NPM_CONFIG_',
+  'GITHUB_',
+  'RUNNER_',
+  'ACTIONS_',
+  'GIT_',
+  'LD_',
+  'DYLD_',
+  'XDG_',
+  'LC_',
+  'CAPI_GITOPS_',
+  'SOPS_',
+];
+
+/** Whether a secret named `name` would replace the environment the CLI runs in. */
+export function isReservedName(name) {
+  const upper = name.toUpperCase();
+  return RESERVED_NAMES.has(upper) || RESERVED_PREFIXES.some((prefix) => upper.startsWith(prefix));
+}
+
 /** The runner masks line by line; lines this short would blank out ordinary words in the log. */
 const MINIMUM_MASKED_LENGTH = 4;
 
@@ -46,6 +100,20 @@ export function parseSecrets(text, env) {
     if (!NAME.test(name)) {
       problems.push(
         `secrets, line ${index + 1}: expected NAME=value or NAME (letters, digits and _, not starting with a digit); the line is not shown`,
+      );
+      return;
+    }
+    if (isReservedName(name)) {
+      problems.push(
+        `secrets, line ${index + 1}: ${name} would replace the environment capi-gitops runs in (PATH, HOME, NODE_*, GITHUB_*, RUNNER_* and the like); ` +
+          "the value is not shown; give the variable another name, as the provider's components spell it",
+      );
+      return;
+    }
+    if (equals >= 0 && env[name] !== undefined && env[name] !== line.slice(equals + 1)) {
+      problems.push(
+        `secrets, line ${index + 1}: ${name} is already in the step's environment with another value; the value is not shown; ` +
+          `write ${name} alone to take it from there, or remove it from the step's env:`,
       );
       return;
     }

@@ -89,6 +89,45 @@ test('the secrets input: NAME=value lines and names taken from the environment; 
   assert.deepEqual([...bad.variables.keys()], ['lower_ok']);
 });
 
+test('the secrets input refuses a name that would replace the environment capi-gitops runs in (PATH, HOME, NODE_OPTIONS, GITHUB_*), never showing its value (action/secrets.mjs)', () => {
+  const text = [
+    'PATH=/tmp/evil-bin-value',
+    'HOME=/tmp/evil-home-value',
+    'NODE_OPTIONS=--require=/tmp/evil-value.js',
+    'GITHUB_STEP_SUMMARY=/tmp/evil-summary-value',
+    'node_options=--inspect-evil-value',
+    'LD_PRELOAD=/tmp/evil-lib-value.so',
+    'RUNNER_TEMP',
+    'ALREADY_SET=another-evil-value',
+    'ALREADY_SAME=same-value-ok',
+    'AWS_B64ENCODED_CREDENTIALS=fine-value',
+  ].join('\n');
+  const { variables, problems } = parseSecrets(text, {
+    PATH: '/usr/bin',
+    RUNNER_TEMP: '/tmp/runner',
+    ALREADY_SET: 'original',
+    ALREADY_SAME: 'same-value-ok',
+  });
+  assert.deepEqual([...variables.keys()], ['ALREADY_SAME', 'AWS_B64ENCODED_CREDENTIALS']);
+  assert.equal(problems.length, 8, problems.join('\n'));
+  for (const [index, name] of [
+    'PATH',
+    'HOME',
+    'NODE_OPTIONS',
+    'GITHUB_STEP_SUMMARY',
+    'node_options',
+    'LD_PRELOAD',
+    'RUNNER_TEMP',
+  ].entries()) {
+    assert.match(problems[index]!, new RegExp(`^secrets, line ${index + 1}: ${name} would replace the environment capi-gitops runs in`));
+  }
+  assert.match(problems[7]!, /^secrets, line 8: ALREADY_SET is already in the step's environment with another value/);
+  for (const problem of problems) {
+    assert.doesNotMatch(problem, /evil|original/, problem);
+    assert.match(problem, /the value is not shown/);
+  }
+});
+
 test('the secrets input: a value too common to be a credential (true, 1, 9443, null) is not masked, or every occurrence in the log would be *** (action/secrets.mjs, as src/secrets/gate.ts isScannableSecret)', () => {
   const { variables } = parseSecrets(
     'EXP_MACHINE_POOL=true\nREPLICAS=1\nPORT=9443\nOPTIONAL=null\nDISABLED=False\nTOKEN=tok-12345\nPIN=12345678\nSETTINGS',
