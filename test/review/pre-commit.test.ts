@@ -267,6 +267,36 @@ test(
 );
 
 test(
+  "pre-commit: an output directory whose name has sed's special characters (| and &): both hooks still name the files Git ignores, each under the whole directory",
+  { skip },
+  () => {
+    const root = tempDir('capi-gitops-pre-commit-sed-');
+    try {
+      const out = 'clusters/a|b&c';
+      const { repo, env, git } = hookRepository(
+        root,
+        ['capi-gitops-render', 'capi-gitops-check'],
+        `[-f, examples/management-cluster, -o, "${out}"]`,
+      );
+      writeFileSync(path.join(repo, '.gitignore'), 'clusters/\n');
+      git(repo, 'add', '-A');
+      const first = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      assert.equal(first.status, 1, first.output);
+      assert.match(first.output, /capi-gitops render.*Failed/);
+      assert.match(first.output, /ignored +clusters\/a\|b&c\/kustomization\.yaml +\(\.gitignore:1:clusters\/\)/);
+      assert.doesNotMatch(first.output, /unknown option|unterminated/);
+      git(repo, 'add', '-A');
+      const again = run('git', ['commit', '-q', '-m', 'manifest'], repo, env);
+      assert.equal(again.status, 1, again.output);
+      assert.match(again.output, /capi-gitops check.*Failed/);
+      assert.match(again.output, /ignored +clusters\/a\|b&c\/\.capi-gitops-index /);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
   'pre-commit: a pinned image whose tag moved fails the render hook with what check says (the update --images to run), not a render to add that changed nothing; that hint followed literally commits',
   { skip: skip || registrySkipReason() },
   async () => {
