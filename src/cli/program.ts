@@ -374,7 +374,13 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
     setReadOnlyCommand(writesNothing() ? invoked.name : undefined);
   });
   const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
-  const jsonRequested = () => invoked?.flags.json ?? flagArguments.includes('--json');
+  // diff's JSON is --format json: a failure is one document there too, as check --json's is
+  const diffFormatJson = () =>
+    invoked
+      ? invoked.name === 'diff' && (invoked.flags as { format?: string }).format === 'json'
+      : flagArguments[0] === 'diff' &&
+        flagArguments.some((a, i) => a === '--format=json' || (a === '--format' && flagArguments[i + 1] === 'json'));
+  const jsonRequested = () => (invoked?.flags.json ?? flagArguments.includes('--json')) || diffFormatJson();
   // commander refuses a flag before preAction runs: the command is then the first word, when it names one
   const first = flagArguments.find((a) => !a.startsWith('-'));
   const commandName = () => invoked?.name ?? program.commands.find((c) => c.name() === first)?.name() ?? '';

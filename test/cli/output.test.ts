@@ -208,6 +208,38 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(JSON.parse(usage.stdout).ok, false);
 });
 
+test('diff --format json that fails prints the ok: false document check --json prints, so CI always reads one JSON document (docs/cli.md#json-output)', async () => {
+  const dir = example();
+  assert.equal((await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir })).code, 0);
+  const providers = path.join(dir, 'management-cluster', 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: v0.2.0', 'versoin: v0.2.0'));
+  for (const format of [['--format', 'json'], ['--format=json']]) {
+    const failed = await runCli(['diff', '-f', 'management-cluster', '-o', 'out', ...format], { cwd: dir });
+    assert.equal(failed.code, 1, failed.stderr);
+    const document = JSON.parse(failed.stdout);
+    assert.equal(document.schemaVersion, 1);
+    assert.equal(document.command, 'diff');
+    assert.equal(document.ok, false);
+    assert.ok(
+      document.problems.some((p: { path?: string; line?: number }) => p.path === 'spec.versoin' && typeof p.line === 'number'),
+      failed.stdout,
+    );
+  }
+  const text = await runCli(['diff', '-f', 'management-cluster', '-o', 'out'], { cwd: dir });
+  assert.equal(text.code, 1);
+  assert.equal(text.stdout, '');
+  for (const [args, code] of [
+    [['diff', '-f', 'management-cluster', '-o', 'out', '--format', 'json', '--bogus'], 2],
+    [['diff', '--format=json', '--detailed-exitcode', '--bogus'], 1],
+  ] as const) {
+    const usage = await runCli([...args], { cwd: dir });
+    assert.equal(usage.code, code, usage.stderr);
+    const document = JSON.parse(usage.stdout);
+    assert.deepEqual([document.command, document.ok], ['diff', false]);
+    assert.ok(document.usageError, usage.stdout);
+  }
+});
+
 test('a usage error commander finds (an unknown flag, a choice not offered) names its command in the --json document (docs/cli.md: every document has command)', async () => {
   const dir = example();
   for (const args of [

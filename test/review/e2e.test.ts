@@ -294,7 +294,9 @@ test('in GitHub Actions, invalid input also becomes ::error file=…,line=… an
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /^::error file=mgmt\/providers\.yaml,line=\d+,col=\d+,title=capi-gitops::/m);
       assert.match(result.stderr, /^mgmt\/providers\.yaml:\d+:\d+: error: /m, 'the usual message too');
-      assert.equal(result.stdout, '');
+      // check (no --json) prints nothing on stdout; diff --format json its ok: false document (docs/cli.md#json-output)
+      if (command[0] === 'check') assert.equal(result.stdout, '');
+      else assert.deepEqual([JSON.parse(result.stdout).command, JSON.parse(result.stdout).ok], ['diff', false]);
     }
   } finally {
     rmSync(repo, { recursive: true, force: true });
