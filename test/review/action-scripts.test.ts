@@ -128,6 +128,24 @@ test('the secrets input refuses a name that would replace the environment capi-g
   }
 });
 
+test('run.mjs refuses a secret named PATH before capi-gitops starts: the error names the input and the line, never the value, and nothing is masked or run (action/run.mjs)', () => {
+  const result = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'action', 'run.mjs'), 'check'], {
+    encoding: 'utf8',
+    env: {
+      PATH: process.env.PATH,
+      MANIFEST: 'm',
+      OUTPUT: 'o',
+      ARGS: '',
+      SECRETS: 'PATH=/tmp/evil-path-value\nNODE_OPTIONS=--require=/tmp/evil.js',
+    },
+  });
+  assert.equal(result.status, 1, result.stderr);
+  assert.match(result.stderr, /::error title=capi-gitops action::secrets, line 1: PATH would replace the environment/);
+  assert.match(result.stderr, /::error title=capi-gitops action::secrets, line 2: NODE_OPTIONS would replace the environment/);
+  assert.doesNotMatch(result.stdout + result.stderr, /evil/);
+  assert.equal(result.stdout, '');
+});
+
 test('the secrets input: a value too common to be a credential (true, 1, 9443, null) is not masked, or every occurrence in the log would be *** (action/secrets.mjs, as src/secrets/gate.ts isScannableSecret)', () => {
   const { variables } = parseSecrets(
     'EXP_MACHINE_POOL=true\nREPLICAS=1\nPORT=9443\nOPTIONAL=null\nDISABLED=False\nTOKEN=tok-12345\nPIN=12345678\nSETTINGS',
