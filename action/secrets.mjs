@@ -106,7 +106,8 @@ export function parseSecrets(text, env) {
     if (isReservedName(name)) {
       problems.push(
         `secrets, line ${index + 1}: ${name} would replace the environment capi-gitops runs in (PATH, HOME, NODE_*, GITHUB_*, RUNNER_* and the like); ` +
-          "the value is not shown; give the variable another name, as the provider's components spell it",
+          "the value is not shown; give the variable another name, as the provider's components spell it " +
+          "(a setting read by capi-gitops itself, such as SOPS_AGE_KEY, goes in the step's env: instead)",
       );
       return;
     }
