@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import Ajv from 'ajv';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
@@ -208,7 +209,12 @@ test('lock and plan --json are single documents; a failure with --json is one to
   assert.equal(JSON.parse(usage.stdout).ok, false);
 });
 
-test('diff --format json that fails prints the ok: false document check --json prints, so CI always reads one JSON document (docs/cli.md#json-output)', async () => {
+/** schema/capi-gitops-diff.schema.json: a report, or the failure document. */
+const validateDiffJson = new Ajv.default({ allErrors: true, strict: true }).compile(
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8')),
+);
+
+test('diff --format json that fails prints the ok: false document check --json prints, described by the diff schema, so CI always reads one JSON document (docs/cli.md#json-output)', async () => {
   const dir = example();
   assert.equal((await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet'], { cwd: dir })).code, 0);
   const providers = path.join(dir, 'management-cluster', 'providers.yaml');
@@ -220,6 +226,7 @@ test('diff --format json that fails prints the ok: false document check --json p
     assert.equal(document.schemaVersion, 1);
     assert.equal(document.command, 'diff');
     assert.equal(document.ok, false);
+    assert.ok(validateDiffJson(document), JSON.stringify(validateDiffJson.errors));
     assert.ok(
       document.problems.some((p: { path?: string; line?: number }) => p.path === 'spec.versoin' && typeof p.line === 'number'),
       failed.stdout,
@@ -237,6 +244,7 @@ test('diff --format json that fails prints the ok: false document check --json p
     const document = JSON.parse(usage.stdout);
     assert.deepEqual([document.command, document.ok], ['diff', false]);
     assert.ok(document.usageError, usage.stdout);
+    assert.ok(validateDiffJson(document), JSON.stringify(validateDiffJson.errors));
   }
 });
 
