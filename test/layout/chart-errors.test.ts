@@ -497,6 +497,22 @@ test('a value read by a hash argument, a sub-expression and a partial hash that 
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('two values one template lacks, one of them read through a missing parent, are both told in one run, each at its line:column, and a partial the template includes tells its own', async () => {
+  const { dir, chart } = await userChart();
+  const root = path.join(chart, 'root.yaml');
+  setLine(root, 12, '    repoURL: {{quote Values.repoURl}}');
+  setLine(root, 14, '    path: {{quote Values.pth.dir}}');
+  setLine(path.join(chart, '_syncPolicy.hbs'), 2, '    automated: {{nindent 6 (toYaml Values.nope)}}');
+  const stderr = await failed(dir);
+  const told = [...stderr.matchAll(/^(\S+): error: value "(\w+)" is not defined$/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(told, [
+    'my-chart/templates/_syncPolicy.hbs:2:36 nope',
+    'my-chart/templates/root.yaml:12:22 repoURl',
+    'my-chart/templates/root.yaml:14:19 pth',
+  ]);
+  assert.match(stderr, /^3 problems; nothing was written\n$/m);
+});
+
 test('a key the chart declares and a user null deletes (--set syncPolicy.automated=null, Helm coalescing) reads as unset in #if, and the flux chart reads its sourceRef.namespace, which only the schema declares', async () => {
   const { dir } = await userChart();
   const argocd = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });

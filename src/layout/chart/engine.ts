@@ -393,7 +393,8 @@ function compileSource(
  * Compiles a chart's templates and partials in an isolated Handlebars environment; `compilers`
  * (from `loadChart`) are needed when a file has no precompiled spec. A file's problems are all
  * thrown together (`TemplateProblems`); an error while running is told in the file that was
- * running, at the helper call, the partial or the value that failed.
+ * running, at the helper call, the partial or the value that failed, and the values one run of a
+ * template finds missing are thrown together too (`TemplateProblems`).
  */
 export function compileChart(
   templates: readonly ChartFile[],
@@ -430,12 +431,23 @@ export function compileChart(
       }
     });
   }
+  /**
+   * The values a template run found missing, each once at its place: the run goes on with the
+   * value unset, so one run tells every missing value it reaches, not only the first.
+   */
+  const missing = new Map<string, { path: string; error: TemplateRuntimeError }>();
   // Every path segment a template reads comes here (strict.ts): it fails where the path is written.
   hb.registerHelper(STRICT_LOOKUP, (parent: unknown, name: string, site: LookupSite) => {
     if (parent !== null && parent !== undefined && Object.hasOwn(Object(parent), name))
       return site.lookupProperty ? site.lookupProperty(parent, name) : (parent as Record<string, unknown>)[name];
     if (typeof parent === 'object' && parent !== null && declared?.keys.get(parent)?.has(name)) return undefined;
-    throw missingValue(parent, name, site, declared, files.at(-1)!.path);
+    const file = files.at(-1)!.path;
+    const place = `${file}:${site.line}:${site.column}`;
+    // a path read on past a missing segment (`Values.pth.dir`) is that segment's problem
+    const before = missing.get(place);
+    if (before && (site.path === before.path || site.path.startsWith(`${before.path}.`))) return undefined;
+    if (!before) missing.set(place, { path: site.path, error: missingValue(parent, name, site, declared, file) });
+    return undefined;
   });
   const names = {
     partials: [...partialFiles.keys()],
@@ -500,9 +512,14 @@ export function compileChart(
       const entry = compiled.get(template);
       if (!entry?.fn) throw new TemplateRuntimeError(`no template ${template}`);
       files.push(entry.file);
+      missing.clear();
       try {
-        return budget.finish(entry.fn(context), template);
+        const out = entry.fn(context);
+        if (missing.size > 0) throw new TemplateProblems([...missing.values()].map((m) => m.error));
+        return budget.finish(out, template);
       } catch (err) {
+        // an error after a missing value can be its consequence (required of it): the missing values are the problems
+        if (missing.size > 0) throw new TemplateProblems([...missing.values()].map((m) => m.error));
         throw located(err, entry.file);
       } finally {
         files.length = 0;

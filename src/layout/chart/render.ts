@@ -236,8 +236,9 @@ export function renderChart(chart: LoadedChart, context: ChartContext, problems?
     try {
       text = compiled.run(template.path, context);
     } catch (err) {
-      if (!(err instanceof TemplateRuntimeError)) throw err;
-      bag.add(told(err, file));
+      if (err instanceof TemplateProblems) for (const problem of err.problems) bag.add(told(problem, file));
+      else if (err instanceof TemplateRuntimeError) bag.add(told(err, file));
+      else throw err;
       continue;
     }
     documents.push(...readDocuments(chart, template, text, bag));
