@@ -59,7 +59,7 @@ import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
 import { mergeSecretsNotGiven } from './providers.js';
 import { fleetSecrets } from './fleet-secrets.js';
-import { prepareWiring } from './wiring.js';
+import { prepareWiring, userChartPath } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 import { agreedImageDigests } from './image-pins.js';
 
@@ -421,9 +421,9 @@ function destinationCluster(cluster: FleetCluster, values: Values, locate: Manif
  * ApplicationSet is drawn from the clusters' values, not by it, so what it changed is not in the output.
  */
 async function ownApplicationSetTemplate(manifest: Manifest | undefined): Promise<Diagnostic | undefined> {
-  const chart = manifest?.config.gitops?.chart;
-  if (!manifest || !chart) return undefined;
-  const file = path.join(path.resolve(manifest.baseDir, chart), 'templates', 'applicationset.yaml');
+  const chart = manifest && userChartPath(manifest);
+  if (!chart) return undefined;
+  const file = path.join(chart, 'templates', 'applicationset.yaml');
   const own = await readFile(file, 'utf8').catch(() => undefined);
   // loaded here, not at start-up (fast-glob)
   const { builtInChartFiles } = await import('../layout/chart/load.js');

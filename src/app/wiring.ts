@@ -3,6 +3,17 @@ import type { Manifest } from '../manifest/types.js';
 import { prepareChart } from '../layout/chart/index.js';
 import type { RenderOptions } from './types.js';
 import type { WiringInput } from '../layout/wiring.js';
+import { declaringDir } from '../resolve/resolve.js';
+
+/**
+ * Config.gitops.chart as a path: read from the directory of the Config file that declares it (the
+ * merged Config's relative paths are the first Config document's, config-merge.ts), not the
+ * directory of the first -f file.
+ */
+export function userChartPath(manifest: Manifest): string | undefined {
+  const chart = manifest.config.gitops?.chart;
+  return chart ? path.resolve(declaringDir(manifest.config.position, manifest.baseDir), chart) : undefined;
+}
 
 /**
  * A wiring chart with every values layer: built-in or Config.gitops.chart, Config values, --values, --set;
@@ -16,7 +27,7 @@ export async function prepareWiring(
   const gitops = manifest.config.gitops ?? {};
   const prepared = await prepareChart({
     builtIn,
-    userChart: gitops.chart ? path.resolve(manifest.baseDir, gitops.chart) : undefined,
+    userChart: userChartPath(manifest),
     path: gitops.path,
     configValues: gitops.values,
     locateConfig: manifest.config.locate,

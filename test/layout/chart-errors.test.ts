@@ -564,6 +564,27 @@ test('chart show --output-dir writes the chart whole or not at all: a signal bef
   assert.deepEqual(readdirSync(path.join(parent, 'charts')), ['wiring']);
 });
 
+test("gitops.chart is read from the directory of the Config file that declares it, not the first -f file's (docs/charts.md)", async () => {
+  const root = exampleCopy();
+  const dir = path.join(root, 'management-cluster');
+  const elsewhere = path.join(root, 'providers');
+  mkdirSync(elsewhere);
+  for (const file of ['providers.yaml', 'capi-gitops.lock.yaml']) {
+    writeFileSync(path.join(elsewhere, file), readFileSync(path.join(dir, file), 'utf8'));
+    rmSync(path.join(dir, file));
+  }
+  const show = await runCli(['chart', 'show', 'argocd', '--output-dir', 'my-chart'], { cwd: dir });
+  assert.equal(show.code, 0, show.stderr);
+  appendFileSync(
+    path.join(dir, 'config.yaml'),
+    'gitops:\n  chart: ./my-chart\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n',
+  );
+  const result = await runCli(['render', '-f', '../providers/providers.yaml', '-f', 'config.yaml', '-o', 'out', '--layout', 'argocd'], {
+    cwd: dir,
+  });
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test("chart show --output-dir with a relative path: gitops.chart reads it from the Config file's directory, so the absolute path is printed too", async () => {
   const dir = tempDir();
   const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'charts/wiring'], { cwd: dir });

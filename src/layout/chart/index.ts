@@ -18,7 +18,7 @@ import type { SetExpression } from '../../core/helm-set.js';
 export interface ChartRequest {
   /** The layout's built-in chart. */
   builtIn: string;
-  /** Config.gitops.chart, already resolved against the manifest's directory. */
+  /** Config.gitops.chart, already resolved against the directory of the Config file that declares it. */
   userChart?: string;
   /** Config.gitops.path */
   path?: string;
