@@ -23,7 +23,7 @@ import type { LayoutName } from '../layout/index.js';
 import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
-import { chartFiles, copyChart, type BuiltInChart } from '../app/chart.js';
+import { chartFiles, configFileFor, copyChart, type BuiltInChart } from '../app/chart.js';
 import { existsSync } from 'node:fs';
 import { holdsOnlySecrets } from '../review/secret-only-files.js';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
@@ -418,12 +418,18 @@ export async function chartShowCommand(name: BuiltInChart, flags: { outputDir?: 
   // the parents are made, as a render's hint names them (gitops.chart: ./charts/wiring); the directory itself must be new
   if (existsSync(flags.outputDir)) throw new UsageError(`cannot create ${flags.outputDir}: it exists; name a new directory`);
   const files = await copyChart(name, flags.outputDir);
+  // gitops.chart is read from the directory of the Config file that declares it, which need not be this one
+  const absolute = path.resolve(flags.outputDir);
+  const config = path.isAbsolute(flags.outputDir) ? undefined : await configFileFor(flags.outputDir);
+  const relative = config && path.relative(path.dirname(config), absolute).split(path.sep).join('/');
+  const fromConfig = relative?.startsWith('..') ? relative : `./${relative}`;
   streams.stdout.write(
-    // gitops.chart is read from the Config document's directory, which need not be this one
-    `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ${flags.outputDir} in the Config document` +
+    `wrote ${files.length} files of the built-in chart ${name} to ${flags.outputDir}; use it with gitops.chart: ` +
       (path.isAbsolute(flags.outputDir)
-        ? '\n'
-        : ` (a relative path is read from the Config file's directory; from anywhere: ${path.resolve(flags.outputDir)})\n`),
+        ? `${flags.outputDir} in the Config document\n`
+        : config
+          ? `${fromConfig} in ${path.relative(process.cwd(), config)} (a relative gitops.chart is read from the directory of the Config file that declares it; from anywhere: ${absolute})\n`
+          : `${flags.outputDir} in a Config file in this directory (a relative gitops.chart is read from the directory of the Config file that declares it; from anywhere: ${absolute})\n`),
   );
 }
 

@@ -585,6 +585,20 @@ test("gitops.chart is read from the directory of the Config file that declares i
   assert.equal(result.code, 0, result.stderr);
 });
 
+test("chart show --output-dir into the Config file's directory from its parent suggests gitops.chart relative to that Config file, and the suggestion followed literally renders", async () => {
+  const root = exampleCopy();
+  const show = await runCli(['chart', 'show', 'argocd', '--output-dir', 'management-cluster/my-chart'], { cwd: root });
+  assert.equal(show.code, 0, show.stderr);
+  const suggested = /use it with gitops\.chart: (\S+) in (\S+) /.exec(show.stdout);
+  assert.deepEqual(suggested?.slice(1), ['./my-chart', path.join('management-cluster', 'config.yaml')], show.stdout);
+  appendFileSync(
+    path.join(root, suggested![2]!),
+    `gitops:\n  chart: ${suggested![1]}\n  path: clusters/mgmt\n  values:\n    repoURL: https://git.example.com/x.git\n`,
+  );
+  const result = await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--layout', 'argocd'], { cwd: root });
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test("chart show --output-dir with a relative path: gitops.chart reads it from the Config file's directory, so the absolute path is printed too", async () => {
   const dir = tempDir();
   const show = await runCli(['chart', 'show', 'flux', '--output-dir', 'charts/wiring'], { cwd: dir });
