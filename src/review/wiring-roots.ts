@@ -123,11 +123,25 @@ export function deleteByHand(
   );
   const unguarded = appliers.filter((o) => keepsAppliedOnDeletion(o.object) === undefined);
   const guards = [...new Set(appliers.map((o) => keepsAppliedOnDeletion(o.object)).filter((g) => g !== undefined))];
+  // the guard is told of the objects that have it, not of every object listed (a GitRepository has no deletionPolicy)
+  const rest = others.filter((o) => !isApplier(o));
+  const restApplyNothing = rest.length > 0 ? `${kindsOf(rest)} ${rest.length === 1 ? 'applies' : 'apply'} nothing` : '';
   const safety =
-    unguarded.length === 0
-      ? `which is safe: ${appliers.length === 1 ? 'it has' : 'each has'} ${guards.join(' or ')}, so what ${appliers.length === 1 ? 'it' : 'they'} applied stays`
-      : `but deleting ${unguarded.map(described).join(', ')} deletes what ${unguarded.length === 1 ? 'it' : 'they'} applied too`;
+    appliers.length === 0
+      ? `which is safe: ${restApplyNothing}`
+      : unguarded.length === 0
+        ? `which is safe: ${kindsOf(appliers)} ${appliers.length === 1 ? 'has' : 'each have'} ${guards.join(' or ')}, so what ${appliers.length === 1 ? 'it' : 'they'} applied stays` +
+          (restApplyNothing ? `, and ${restApplyNothing}` : '')
+        : `but deleting ${unguarded.map(described).join(', ')} deletes what ${unguarded.length === 1 ? 'it' : 'they'} applied too`;
   return { objects, commands, safety };
+}
+
+/** The objects by kind, for a sentence: `the Application`, `the 6 Kustomizations`, `the AppProject and the 2 ConfigMaps`. */
+function kindsOf(objects: readonly FileObject[]): string {
+  const counts = new Map<string, number>();
+  for (const { object } of objects) counts.set(object.kind, (counts.get(object.kind) ?? 0) + 1);
+  const parts = [...counts].map(([kind, n]) => (n === 1 ? `the ${kind}` : `the ${n} ${kind}${/(s|x|ch|sh)$/.test(kind) ? 'es' : 's'}`));
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
 }
 
 /**

@@ -84,6 +84,6 @@ test('a cluster that leaves the fleet is one info call-out: its CRDs stay (the A
   );
   assert.match(
     leaves[0]!.message,
-    /^cluster c2 leaves the fleet: its providers, CRDs and Namespaces stay on it, as the fleet's ApplicationSet deletes its Applications, which orphan .*; nothing deletes its wiring \(what clusters\/c2\/argocd held\): delete it by hand, which is safe: it has no resources finalizer, so what it applied stays: kubectl delete -n argocd application\.argoproj\.io\/capi-gitops-c2 appproject\.argoproj\.io\/capi-gitops-c2$/,
+    /^cluster c2 leaves the fleet: its providers, CRDs and Namespaces stay on it, as the fleet's ApplicationSet deletes its Applications, which orphan .*; nothing deletes its wiring \(what clusters\/c2\/argocd held\): delete it by hand, which is safe: the Application has no resources finalizer, so what it applied stays, and the AppProject applies nothing: kubectl delete -n argocd application\.argoproj\.io\/capi-gitops-c2 appproject\.argoproj\.io\/capi-gitops-c2$/,
   );
 });

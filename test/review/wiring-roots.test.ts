@@ -2,7 +2,7 @@
  * A fleet cluster removed or renamed (or a single-cluster tree become a fleet): Git loses its
  * wiring, but the root was applied by hand, so it and what it applied stay in the management
  * cluster; a new cluster's root must be applied once. render says which objects to delete, and
- * that it is safe only when each has the guard that keeps what it applied: Flux's
+ * that it is safe only when each Kustomization or Application has the guard that keeps what it applied: Flux's
  * `deletionPolicy: Orphan` (fluxcd/kustomize-controller docs/spec/v1/kustomizations.md, Deletion
  * policy), Argo CD's Application without `resources-finalizer.argocd.argoproj.io`
  * (argoproj/argo-cd docs/user-guide/app_deletion.md).
@@ -50,7 +50,7 @@ test('render after a flux fleet cluster is removed and another renamed: one note
       notes[i]!,
       new RegExp(`^warning: cluster ${cluster} left the output, but its root Kustomization flux-system/${root} \\(applied by hand\\)`),
     );
-    assert.match(notes[i]!, /which is safe: each has deletionPolicy: Orphan/);
+    assert.match(notes[i]!, /which is safe: the 6 Kustomizations each have deletionPolicy: Orphan, so what they applied stays: kubectl/);
     const command = notes[i]!.slice(notes[i]!.indexOf('kubectl delete'));
     const kustomization = (name: string) => `kustomization.kustomize.toolkit.fluxcd.io/${name}`;
     // the root first, so it cannot apply a deleted child again
@@ -71,6 +71,23 @@ test('render after a flux fleet cluster is removed and another renamed: one note
   assert.deepEqual(warnings(again.stderr), [], 'told once, by the render that removed or added them');
 });
 
+test("render after a flux fleet cluster with its own GitRepository (gitRepository.url) is removed: the note says which of the listed objects have deletionPolicy: Orphan, and that the GitRepository applies nothing (source-controller's GitRepository has no such field)", async () => {
+  const flux = `${CONFIG}output: {layout: flux}\ngitops: {path: out, values: {gitRepository: {url: https://git.example.com/p.git}}}\nclusters:\n`;
+  const { fleet, run } = fleetExample(`${flux}- name: c1\n- name: c2\n`);
+  assert.equal((await run('render', '-o', 'out')).code, 0);
+  writeFileSync(fleet, `${flux}- name: c1\n`);
+  assert.equal((await run('lock')).code, 0);
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const [note, ...more] = warnings(render.stderr);
+  assert.deepEqual(more, []);
+  assert.match(
+    note!,
+    /, which is safe: the 6 Kustomizations each have deletionPolicy: Orphan, so what they applied stays, and the GitRepository applies nothing: kubectl delete /,
+  );
+  assert.match(note!, / gitrepository\.source\.toolkit\.fluxcd\.io\/capi-gitops-c2$/);
+});
+
 test('render after an Argo CD fleet cluster is removed: the note names its root Application, the component Applications and the AppProject, safe as none has the resources finalizer', async () => {
   const argocd = `${CONFIG}output: {layout: argocd}\ngitops: {path: out, values: {repoURL: https://git.example.com/platform.git}}\nclusters:\n`;
   const { fleet, run } = fleetExample(`${argocd}- name: c1\n- name: c2\n`);
@@ -82,7 +99,10 @@ test('render after an Argo CD fleet cluster is removed: the note names its root 
   const [note, ...more] = warnings(render.stderr);
   assert.deepEqual(more, []);
   assert.match(note!, /^warning: cluster c2 left the output, but its root Application argocd\/capi-gitops-c2 \(applied by hand\)/);
-  assert.match(note!, /which is safe: each has no resources finalizer/);
+  assert.match(
+    note!,
+    /which is safe: the 6 Applications each have no resources finalizer, so what they applied stays, and the AppProject applies nothing: kubectl/,
+  );
   assert.match(
     note!,
     /kubectl delete -n argocd application\.argoproj\.io\/capi-gitops-c2 application\.argoproj\.io\/capi-gitops-c2-00-cert-manager .* appproject\.argoproj\.io\/capi-gitops-c2$/,
