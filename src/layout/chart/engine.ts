@@ -435,7 +435,8 @@ export function compileChart(
    * The values a template run found missing, each once at its place: the run goes on with the
    * value unset, so one run tells every missing value it reaches, not only the first.
    */
-  const missing = new Map<string, { path: string; error: TemplateRuntimeError }>();
+  const missing = new Map<string, { paths: string[]; errors: TemplateRuntimeError[] }>();
+  const missingErrors = () => [...missing.values()].flatMap((m) => m.errors);
   // Every path segment a template reads comes here (strict.ts): it fails where the path is written.
   hb.registerHelper(STRICT_LOOKUP, (parent: unknown, name: string, site: LookupSite) => {
     if (parent !== null && parent !== undefined && Object.hasOwn(Object(parent), name))
@@ -444,9 +445,11 @@ export function compileChart(
     const file = files.at(-1)!.path;
     const place = `${file}:${site.line}:${site.column}`;
     // a path read on past a missing segment (`Values.pth.dir`) is that segment's problem
-    const before = missing.get(place);
-    if (before && (site.path === before.path || site.path.startsWith(`${before.path}.`))) return undefined;
-    if (!before) missing.set(place, { path: site.path, error: missingValue(parent, name, site, declared, file) });
+    const at = missing.get(place) ?? { paths: [], errors: [] };
+    missing.set(place, at);
+    if (at.paths.some((p) => site.path === p || site.path.startsWith(`${p}.`))) return undefined;
+    at.paths.push(site.path);
+    at.errors.push(missingValue(parent, name, site, declared, file));
     return undefined;
   });
   const names = {
@@ -515,11 +518,11 @@ export function compileChart(
       missing.clear();
       try {
         const out = entry.fn(context);
-        if (missing.size > 0) throw new TemplateProblems([...missing.values()].map((m) => m.error));
+        if (missing.size > 0) throw new TemplateProblems(missingErrors());
         return budget.finish(out, template);
       } catch (err) {
         // an error after a missing value can be its consequence (required of it): the missing values are the problems
-        if (missing.size > 0) throw new TemplateProblems([...missing.values()].map((m) => m.error));
+        if (missing.size > 0) throw new TemplateProblems(missingErrors());
         throw located(err, entry.file);
       } finally {
         files.length = 0;
