@@ -210,9 +210,15 @@ test('lock and plan --json are single documents; a failure with --json is one to
 });
 
 /** schema/capi-gitops-diff.schema.json: a report, or the failure document. */
-const validateDiffJson = new Ajv.default({ allErrors: true, strict: true }).compile(
+const diffSchemaValidator = new Ajv.default({ allErrors: true, strict: true }).compile(
   JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'schema', 'capi-gitops-diff.schema.json'), 'utf8')),
 );
+// not a type guard: the document stays as parsed for the assertions after it
+const validateDiffJson = Object.assign((data: unknown): boolean => diffSchemaValidator(data), {
+  get errors() {
+    return diffSchemaValidator.errors;
+  },
+});
 
 test('diff --format json that fails prints the ok: false document check --json prints, described by the diff schema, so CI always reads one JSON document (docs/cli.md#json-output)', async () => {
   const dir = example();
