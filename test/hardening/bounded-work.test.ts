@@ -220,7 +220,7 @@ test(
     assert.ok(error instanceof CapiGitopsError);
     assert.deepEqual(
       error.diagnostics.map((d) => `${d.line}:${d.column} ${d.message}`),
-      ['200005:3 invalid YAML: Map keys must be unique (the first is at line 12)'],
+      ['200005:3 invalid YAML: map keys must be unique (the first is at line 12)'],
     );
   },
 );

@@ -19,6 +19,7 @@ import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepa
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
 import { mergeConflicts } from '../../core/merge-conflicts.js';
+import { safeYamlMessage } from '../../manifest/yaml-source.js';
 import { LockReader, regenerateHint } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
 
@@ -46,19 +47,21 @@ export function parseLockfile(text: string, file: string): Lockfile {
   const doc = YAML.parseDocument(text, { version: '1.2', lineCounter, prettyErrors: false, uniqueKeys: false });
   reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
-    throw new CapiGitopsError(
-      doc.errors.map((error) => {
-        const { line, col } = lineCounter.linePos(error.pos[0]);
-        return {
-          file,
-          line,
-          column: col,
-          message: `invalid YAML: ${error.message}`,
-          expected: 'a capi-gitops lockfile',
-          hint: regenerateHint(file),
-        };
-      }),
-    );
+    // the first syntax error only, as go-yaml (kubectl's reader) stops there: the lockfile is one
+    // document, and the parser's later errors follow from the first (one tab gave 15)
+    const error = doc.errors[0]!;
+    const { line, col } = lineCounter.linePos(error.pos[0]);
+    throw new CapiGitopsError({
+      file,
+      line,
+      column: col,
+      message: `invalid YAML: ${safeYamlMessage(error)}`,
+      expected: 'a capi-gitops lockfile',
+      hint:
+        error.code === 'TAB_AS_INDENT'
+          ? `replace the tab at the start of line ${line} with spaces: YAML indents with spaces only`
+          : regenerateHint(file),
+    });
   }
   const reader = new LockReader(file, lineCounter);
   const root = doc.contents as YamlNode | null;

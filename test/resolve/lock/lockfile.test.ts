@@ -208,6 +208,22 @@ test('malformed YAML is an error with the file, line and column', () => {
   );
 });
 
+test('a tab indenting a lockfile line is one problem at that line, with the hint to replace it, not the parser errors that follow from it (go-yaml, as kubectl reads YAML, stops at the first)', () => {
+  const text = EXPECTED_TEXT.replace('\n  - kind:', '\n\t- kind:');
+  const tabLine = text.split('\n').findIndex((line) => line.startsWith('\t')) + 1;
+  assert.ok(tabLine > 0);
+  assert.throws(
+    () => parseLockfile(text, '/x/capi-gitops.lock.yaml'),
+    failsWith(/invalid YAML/, (error) => {
+      assert.equal(error.diagnostics.length, 1, error.message);
+      const [problem] = error.diagnostics;
+      assert.deepEqual([problem!.line, problem!.column], [tabLine, 1]);
+      assert.match(problem!.message, /^invalid YAML: tabs are not allowed as indentation/);
+      assert.match(problem!.hint ?? '', new RegExp(`^replace the tab at the start of line ${tabLine} with spaces`));
+    }),
+  );
+});
+
 test('a lockfile with Git conflict markers is one problem per conflict, with a hint that keeps one side and relocks', () => {
   const text = [
     'apiVersion: capi-gitops.dev/v1alpha1', // 1
