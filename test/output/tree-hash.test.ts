@@ -30,12 +30,12 @@ const wiring: Record<string, RenderOptions['set']> = {
 };
 
 const RECORDED: Record<string, string> = {
-  'corpus kustomize': '00fe09bd303c104ca5fa752acdbd9839130d692117281f834bb3325b0bf36a82',
-  'corpus argocd': '156daa23a1482a88f267d69fd04848988c83aaa5eef8f94b0ff40e34f9d408e2',
-  'corpus flux': '32d11ad085aa2c4d728beb51426bed9446918c7924bb692c15efed6a5c3ddfb3',
-  'example kustomize': '439e2832a4278b667c819c75431338a4d3d0101b26d8041ea528fe5f5db8ec26',
-  'example argocd': 'cf9e93b8f17fd2fc7b917a0a05b5ea5b7fc47de424224a181df5b036a62b50e6',
-  'example flux': '7a30a8ce0974ccff1c98261f7f903cd06848a2e03e7c0c89970734ed6381e85b',
+  'corpus kustomize': '47175bdc7241cf5ef41e06d14ccd12b140c257cc8bad2d8dc0b1a844beeb2f30',
+  'corpus argocd': 'da55566628dd7b5589b9fd8be3c5bf07d407f4ff65bad1c846fffa00b7248633',
+  'corpus flux': 'ae71c4d3ef56007cf98492eff5f7c2416b219bf6f09603baf5cdffad25fe1004',
+  'example kustomize': '554777b5aa0c149ffe8ed1d3848e7768dea2d4d33e28c092b119d52119b12b7e',
+  'example argocd': '079063c1675533ada9d0b21c2a6f1dc9c79020798dc1cd53f92fddb97c561640',
+  'example flux': '0ecb818f9e938f188d6c87bfb6794ac525472f9ea4004b251a7331bc18ad1263',
 };
 
 for (const [name, manifest] of [
@@ -82,16 +82,16 @@ const fleetWiring: Record<string, RenderOptions['set']> = {
 };
 
 const RECORDED_FLEET: Record<string, string> = {
-  'full kustomize': '8598944a4e63c07a4f001795b2742c95c5455fc1b836e0a8c24a29df60b9700a',
-  'full argocd': '1b3ce7d2662927a2f97765708833cc917fbcc3507efe0fe8731a246314606d48',
+  'full kustomize': 'b0ed0e1d0362de8278e0015512175b1cda4a2ee6f4f48db176f9ad861de20305',
+  'full argocd': '48ff1ab10a5dd0bab20e37e7ef34405bdac1a1b953c093ccf094dcbc07291ff7',
   // the ApplicationSet's lookups one cluster a line: a cluster joining is its own line of the diff
-  'full argocd applicationSet': '756f8165ee7c95b6773af991f2b63e09d13ef6cb9e93756c0d6a4ac495b34fb9',
-  'full flux': 'e654cb65932c3ebf88d42d62189d79bfc7ad101cecf9b512250a15aed6f85ae7',
+  'full argocd applicationSet': '573f58e618ed29689516b2b1f33382c589729a7a3fb50afff335591c4606c84d',
+  'full flux': '8801ce10bb6db6ca3fdab1688c7440899907bf51ec5a21a4c00d372586a2f5e7',
   // the shared layout (issue 24): bases/ for what two or more clusters render alike
-  'shared kustomize': 'f100df3122852e35186c31b81d9ca37267a60c6a6ef80d2b0295e84e031b2e4b',
-  'shared argocd': '86945a72c876d8c4b63222d3f683826a47aff7f6d6d9ca488fc8fdc11add8503',
-  'shared argocd applicationSet': 'ce4840bd14c4462bb53daa3943e70ff2f7ecb72620b691524df58064039f7861',
-  'shared flux': '99f2b6e1b7812f2b170c4c58bdc0c3730e24036774e1280a55d89d619c27fa37',
+  'shared kustomize': 'ebcce749e93ff971f8edc53f10637e25f68517a35edc62d5b3317aaf5e401e1a',
+  'shared argocd': '9a3a0d7511e177c988642525299ce30e98cf3b57bc479dfecc923a9781427a15',
+  'shared argocd applicationSet': '1b3ab259a38e6ebfe61c3e1ca4d46d73fcb53c638aa01f990cecb6501225e779',
+  'shared flux': '2697a49bc2e7be04b507726652cd048fb944479c8bdf2c1562332d13048e13e1',
 };
 
 for (const fleetLayout of ['full', 'shared'] as const) {
@@ -132,8 +132,8 @@ clusters:
 };
 
 const RECORDED_FLAT_GITOPS: Record<string, string> = {
-  argocd: '12fbaaba5c2a028ea03293de69aff61b8f36be407400696c24ef19d055bc4db1',
-  flux: '276630da23951d7a429d8761e3ad95517e5fe7f4b373cfde193ab47009917b1b',
+  argocd: '692f2f2a879164044cea5c50d00473ea809c8dfb44faa4f13e3afc2cfd460d9b',
+  flux: 'ef57a5605fd4b90794e43441f93932c5e76a3f7d94058267a8cdc94ba714d9b1',
 };
 
 for (const [layout, clusters] of Object.entries(FLAT_GITOPS)) {
