@@ -399,11 +399,14 @@ test('operator.wiring argocd: one Application per directory in order (cert-manag
     assert.match((parse(text) as Obj).metadata.annotations?.['argocd.argoproj.io/sync-options'] ?? '', /ServerSideApply=true/, file);
   }
   assert.match(tree.get('README.md')!, /Argo CD objects\s+that sync the directories below, in order, are in `argocd\/`/);
-  // the health checks Argo CD needs to wait for the Applications and the providers
-  assert.match(tree.get('README.md')!, /--patch-file capi-gitops-argocd\/files\/argocd-cm-application-health\.yaml/);
+  // the health checks Argo CD needs to wait for the Applications and the providers, from a chart
+  // copied into a new temporary directory: chart show refuses one that exists, and a copy in the
+  // output directory would be files render did not write
+  assert.match(tree.get('README.md')!, /chart="\$\(mktemp -d\)\/argocd"\ncapi-gitops chart show argocd --output-dir "\$chart"\n/);
+  assert.match(tree.get('README.md')!, /--patch-file "\$chart\/files\/argocd-cm-application-health\.yaml"/);
   assert.match(
     tree.get('README.md')!,
-    /kubectl -n argocd patch configmap argocd-cm --type merge \\\n\s+--patch-file capi-gitops-argocd\/files\/argocd-cm-operator-provider-health\.yaml/,
+    /kubectl -n argocd patch configmap argocd-cm --type merge \\\n\s+--patch-file "\$chart\/files\/argocd-cm-operator-provider-health\.yaml"/,
   );
 });
 
