@@ -137,6 +137,12 @@ async function checkReleases(
   );
 }
 
+/** The versions the fleet's lock pins a cluster's providers at, keyed `<Kind>/<namespace>/<name>`. */
+function lockedVersions(lock: Lockfile | undefined, cluster: string): Map<string, string> | undefined {
+  const view = clusterLockView(lock, cluster);
+  return view && new Map(view.entries.map((e) => [`${e.kind}/${e.namespace}/${e.name}`, e.version]));
+}
+
 /** Resolves every cluster of a fleet, each from its part of the fleet's lock; one lock for all. */
 export async function resolveFleet(
   manifest: Manifest,
@@ -144,14 +150,22 @@ export async function resolveFleet(
   context: RunContext,
   expand: ExpandOptions = {},
 ): Promise<FleetResolution> {
+  const lockFile = lockfilePath(manifest.baseDir);
+  // the lock keeps a missing release's hint from suggesting a downgrade; one that does not read
+  // is told after the fleet's own problems, as before
+  const read = await readLockfile(lockFile).then(
+    (lock) => ({ lock }),
+    (error: unknown) => ({ error }),
+  );
+  const lockedBy = 'lock' in read ? { lockedVersions: (c: string) => lockedVersions(read.lock, c) } : {};
   // collectAll: a cluster whose own entry has a problem is left out, its problems told with the run's
-  const fleet = expandFleet(manifest, { ...expand, collectAll: options.collectAll });
+  const fleet = expandFleet(manifest, { ...expand, collectAll: options.collectAll, ...lockedBy });
   // the manifest's own warnings (a v1alpha1 object), told once as a single cluster's run tells them
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
   // each cluster's unsupportedOverrides and deprecated release, at the line that asks for them
   for (const warning of fleet.clusters.flatMap((c) => c.warnings)) options.onWarning?.(warning);
-  const lockFile = lockfilePath(manifest.baseDir);
-  const previous = await readLockfile(lockFile);
+  if ('error' in read) throw read.error;
+  const previous = read.lock;
   const problems = new ClusterDiagnostics();
   // a cluster left out for its own entry fails the run as one that does not resolve does, with the others' problems
   for (const d of fleet.problems) problems.add(d);

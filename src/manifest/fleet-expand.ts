@@ -10,6 +10,7 @@ import { DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
+import { compareSemantic, parseSemantic } from '../core/versions.js';
 import { toToolConfig } from './config.js';
 import { closestName, formatFieldPath, formatPosition } from './fields.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
@@ -56,6 +57,12 @@ export interface ExpandOptions {
    * it, they are thrown.
    */
   collectAll?: boolean;
+  /**
+   * The provider versions the lockfile pins a cluster at, keyed `<Kind>/<namespace>/<name>`: a
+   * release missing from the input is not answered with a release named alike that would move
+   * one of them down (a Release removed while the cluster still runs it).
+   */
+  lockedVersions?: (cluster: string) => ReadonlyMap<string, string> | undefined;
 }
 
 /** Config fields a cluster does not inherit: they describe the fleet. */
@@ -288,15 +295,16 @@ function selectRelease(
   manifest: Manifest,
   releases: Map<string, ReleaseObject>,
   bag: DiagnosticBag,
-  override?: string,
+  options: ExpandOptions,
 ): ReleaseObject | undefined {
+  const override = options.release;
   const name = override ?? overlay.release ?? manifest.config.release;
   if (name === undefined) return undefined;
   const release = releases.get(name);
   if (release) return release;
   const known = [...releases.keys()].sort(compareStrings).join(', ');
-  const guess = closestName(name, [...releases.keys()]);
   if (override !== undefined) {
+    const guess = closestName(name, [...releases.keys()]);
     bag.add({
       message: `--release ${name}: no such release`,
       expected: `one of ${known || '(there are no kind: Release documents)'}`,
@@ -311,8 +319,49 @@ function selectRelease(
     path: formatFieldPath(path),
     message: `release "${name}" is not in the input`,
     expected: `the metadata.name of a kind: Release document (${known || 'there are none'})`,
-    hint: guess ? `did you mean "${guess}"?` : 'add the Release document to one of the -f files',
+    hint: missingReleaseHint(name, overlay.name, releases, options.lockedVersions?.(overlay.name)),
   });
+  return undefined;
+}
+
+/**
+ * The hint for a cluster's release that is not in the input: the release named alike, unless it
+ * would move a provider the lock pins the cluster at down (Cluster API does not support
+ * downgrades): then the release was most likely removed while the cluster still runs it.
+ */
+function missingReleaseHint(
+  name: string,
+  cluster: string,
+  releases: ReadonlyMap<string, ReleaseObject>,
+  locked: ReadonlyMap<string, string> | undefined,
+): string {
+  const all = [...releases.keys()];
+  const safe = all.filter((r) => releaseDowngrade(releases.get(r)!, locked) === undefined);
+  const guess = closestName(name, safe);
+  if (guess) return `did you mean "${guess}"?`;
+  const alike = closestName(name, all);
+  const down = alike === undefined ? undefined : releaseDowngrade(releases.get(alike)!, locked);
+  if (!alike || !down) return 'add the Release document to one of the -f files';
+  return (
+    `put the kind: Release document ${name} back in one of the -f files: the lockfile pins cluster ${cluster}'s ` +
+    `${down.key} at ${down.locked}, and ${alike} would downgrade it to ${down.version}, which Cluster API does not support; ` +
+    `move every cluster off ${name} before removing it`
+  );
+}
+
+/** The first provider a release would move below the version the lock pins it at, if any. */
+function releaseDowngrade(
+  release: ReleaseObject,
+  locked: ReadonlyMap<string, string> | undefined,
+): { key: string; locked: string; version: string } | undefined {
+  if (!locked) return undefined;
+  const keys = [...locked.keys()];
+  for (const [written, version] of Object.entries(release.providers)) {
+    const { key } = matchProviderKey(written, keys);
+    const pinned = key === undefined ? undefined : locked.get(key);
+    const [from, to] = [parseSemantic(pinned ?? ''), parseSemantic(version)];
+    if (pinned && from && to && compareSemantic(to, from) < 0) return { key: written, locked: pinned, version };
+  }
   return undefined;
 }
 
@@ -540,7 +589,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
     const entry = new DiagnosticBag();
     // a release the cluster's own entry names is its problem; the Config's or --release's, the fleet's
     const releaseBag = overlay.release !== undefined && options.release === undefined ? entry : bag;
-    const release = selectRelease(overlay, index, manifest, releases, releaseBag, options.release);
+    const release = selectRelease(overlay, index, manifest, releases, releaseBag, options);
     const ownLayer = overlayLayer(overlay, index, false, sharedKeys, manifest.config);
     const escape = overlayLayer(overlay, index, true, sharedKeys, manifest.config);
     [...ownLayer.problems, ...escape.problems].forEach((d) => entry.add(d));
