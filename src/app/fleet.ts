@@ -10,7 +10,7 @@ import { mergeUserValues } from '../core/values.js';
 import { clusterRanges, DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
-import { closestName, editDistance } from '../manifest/fields.js';
+import { closestName, editDistance, formatPosition } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
 import { buildLockfile } from '../resolve/lock/build.js';
@@ -23,6 +23,7 @@ import {
   releaseLockView,
 } from '../resolve/lock/fleet.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
+import { CHANGE_CORE_VERSION } from '../resolve/metadata.js';
 import { acceptedOnce, fleetAcceptNameProblems } from '../resolve/lock/accept-digests.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
@@ -241,6 +242,7 @@ class ClusterDiagnostics {
           ? layers?.configOrigin(d.path.split('.'))
           : undefined;
     if (origin?.position) d = { ...d, file: origin.position.file, line: origin.position.line, column: origin.position.column };
+    if (layers && origin) d = withCoreOrigin(d, layers, origin.layer);
     // a version the cluster's release leaves to the layers below it is the release's (its check reads the
     // shared manifest on it): `cluster lab-1, release R: X` is then the release check's `release R: X`, found in lab-1
     const belowRelease = layers?.release && (origin?.layer === 'shared manifest' || origin?.layer === 'tool defaults');
@@ -267,6 +269,22 @@ class ClusterDiagnostics {
   throwIfAny(): void {
     if (this.size > 0) throw new CapiGitopsError(sortDiagnostics(this.take()));
   }
+}
+
+/**
+ * A contract the core provider refuses is told where the refused version was chosen (a release
+ * other clusters may share); when the cluster's own overlay chose the core's version, the hint
+ * says where, so the core is changed for this cluster alone.
+ */
+function withCoreOrigin(d: Diagnostic, cluster: FleetCluster, layer: string): Diagnostic {
+  if (!d.hint?.includes(CHANGE_CORE_VERSION)) return d;
+  const core = cluster.manifest.providers.find((p) => p.kind === 'CoreProvider');
+  const origin = core && cluster.origin(`${core.kind}/${core.namespace}/${core.name}`, ['spec', 'version']);
+  // the layers every cluster on a release shares are the release check's: told there alike, once
+  const own = origin?.layer === 'overlay' || origin?.layer === 'unsupportedOverrides';
+  if (!own || !origin.position || origin.layer === layer) return d;
+  const where = `cluster ${cluster.name}'s ${origin.layer} sets it at ${formatPosition(origin.position)}`;
+  return { ...d, hint: d.hint.replace(CHANGE_CORE_VERSION, `${CHANGE_CORE_VERSION} (${where})`) };
 }
 
 /** The Release whose entry set a provider's spec.version in this cluster (its name), if one did. */

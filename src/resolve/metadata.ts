@@ -162,6 +162,9 @@ export function unsupportedContract(release: ContractedRelease): Diagnostic | un
   };
 }
 
+/** The part of a contract mismatch's hint that a fleet completes with where a cluster's core version is set. */
+export const CHANGE_CORE_VERSION = "change the core provider's version";
+
 /**
  * clusterctl installer Validate: every provider's contract must be one the core provider's
  * contract is compatible with (equal, or v1beta1 under a v1beta2 core).
@@ -181,7 +184,7 @@ export function contractMismatch(
     message: `${provider.label} ${provider.version} implements contract ${provider.contract}, but the core provider ${core.label} ${core.version} (contract ${core.contract}) works only with ${accepted.join(' or ')} providers`,
     expected: `${withArticle(provider.label)} release implementing ${accepted.join(' or ')}`,
     hint: fitting
-      ? `set spec.version to a v${fitting.major}.${fitting.minor}.x release of ${provider.label} (series ${fitting.major}.${fitting.minor} implements ${fitting.contract}), or change the core provider's version`
-      : `change the core provider's version to one implementing ${provider.contract}, or pick ${withArticle(provider.label)} release implementing ${accepted.join(' or ')}`,
+      ? `set spec.version to a v${fitting.major}.${fitting.minor}.x release of ${provider.label} (series ${fitting.major}.${fitting.minor} implements ${fitting.contract}), or ${CHANGE_CORE_VERSION}`
+      : `${CHANGE_CORE_VERSION} to one implementing ${provider.contract}, or pick ${withArticle(provider.label)} release implementing ${accepted.join(' or ')}`,
   };
 }
