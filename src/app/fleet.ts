@@ -124,15 +124,14 @@ async function checkReleases(
       if (options.frozen && !view.complete) return;
       try {
         // every problem of the release is thrown together
-        await resolveCluster(context, onRelease, { ...options, frozen: false, collectAll: false }, { lock: view.lock });
+        // its warnings are the release's, and a fleet's versions move in its releases, never with update
+        const onWarning = options.onWarning && ((w: Diagnostic) => options.onWarning!(releaseDiagnostic(release, w)));
+        const versionRelease = (provider: string) => (releaseKey(release, provider) ? release.name : undefined);
+        const releaseOptions = { ...options, frozen: false, collectAll: false, onWarning, versionRelease };
+        await resolveCluster(context, onRelease, releaseOptions, { lock: view.lock });
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
-        for (const d of err.diagnostics)
-          problems.add(
-            d.object?.startsWith('release ')
-              ? d
-              : { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` },
-          );
+        for (const d of err.diagnostics) problems.add(releaseDiagnostic(release, d));
       }
     }),
   );
@@ -295,13 +294,21 @@ function versionRelease(cluster: FleetCluster): (provider: string) => string | u
   };
 }
 
+/** A problem or warning of a release's check, named after the release, at its line. */
+function releaseDiagnostic(release: ReleaseObject, d: Diagnostic): Diagnostic {
+  if (d.object?.startsWith('release ')) return d;
+  return { ...d, ...releasePosition(release, d), object: `release ${release.name}${d.object ? `: ${d.object}` : ''}` };
+}
+
+/** The release's key for a provider (`<Kind>/<namespace>/<name>`), as the release wrote it, if it pins one. */
+function releaseKey(release: ReleaseObject, provider: string): string | undefined {
+  const [kind, namespace, name] = provider.split('/');
+  return [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k));
+}
+
 /** A version problem points at the Release's line for that provider; one without a place, at the Release. */
 function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
-  const [kind, namespace, name] = (d.object ?? '').split('/');
-  const key =
-    d.path === 'spec.version'
-      ? [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k))
-      : undefined;
+  const key = d.path === 'spec.version' ? releaseKey(release, d.object ?? '') : undefined;
   const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
   return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
