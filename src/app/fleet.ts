@@ -161,7 +161,7 @@ export async function resolveFleet(
   // collectAll: a cluster whose own entry has a problem is left out, its problems told with the run's
   const fleet = expandFleet(manifest, { ...expand, collectAll: options.collectAll, ...lockedBy });
   // the manifest's own warnings (a v1alpha1 object), told once as a single cluster's run tells them
-  for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
+  for (const warning of [...(manifest.warnings ?? []), ...fleet.warnings]) options.onWarning?.(warning);
   // each cluster's unsupportedOverrides and deprecated release, at the line that asks for them
   for (const warning of fleet.clusters.flatMap((c) => c.warnings)) options.onWarning?.(warning);
   if ('error' in read) throw read.error;

@@ -46,6 +46,8 @@ export interface Fleet {
   leftOut: string[];
   /** Their problems, each named after its clusters, to be reported with the run's own. */
   problems: Diagnostic[];
+  /** A release's provider key that names no provider of the fleet (it pins nothing), at its line. */
+  warnings: Diagnostic[];
 }
 
 export interface ExpandOptions {
@@ -583,6 +585,8 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const sharedKeys = manifest.providers.map(providerKey);
   const defaults: Layer = { name: 'tool defaults', label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
   const clusters: FleetCluster[] = [];
+  // every provider some cluster runs: a release key naming none of them pins nothing
+  const fleetKeys = new Set(sharedKeys);
   (manifest.config.clusters ?? []).forEach((overlay, index) => {
     // its entry did not load: merging it would tell its problems again
     if (leftOut.has(overlay.name)) return;
@@ -603,6 +607,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
       }
     }
     const known = [...keys];
+    known.forEach((k) => fleetKeys.add(k));
     const layers = [defaults, shared, ...(release ? [releaseLayer(release, known)] : []), ownLayer.layer, escape.layer];
     const merged = mergedManifest({ cluster: overlay.name }, mergeLayers(layers), layers, manifest, merging);
     if (entry.size > 0 || merged.faulty) {
@@ -636,7 +641,31 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   const problems = [...[...(manifest.clusterProblems?.values() ?? [])].flat(), ...own.items, ...merging.take()];
   if (bag.size + releaseMerging.size > 0 || (!options.collectAll && problems.length > 0))
     throw new CapiGitopsError(sortDiagnostics([...bag.items, ...releaseMerging.take(), ...problems]));
-  return { clusters, releases: checked, leftOut: [...leftOut], problems };
+  return { clusters, releases: checked, leftOut: [...leftOut], problems, warnings: unknownReleaseKeys(releases, [...fleetKeys]) };
+}
+
+/** A warning at each release's provider key that names no provider of the fleet, with the key it may mean. */
+function unknownReleaseKeys(releases: ReadonlyMap<string, ReleaseObject>, fleetKeys: readonly string[]): Diagnostic[] {
+  // `<Kind>/<name>`, as releases usually write them
+  const short = fleetKeys.map((k) => k.replace(/\/[^/]*\//, '/'));
+  return [...releases.values()].flatMap((release) =>
+    Object.keys(release.providers)
+      .filter((written) => {
+        const { key, ambiguous } = matchProviderKey(written, fleetKeys);
+        return key === undefined && ambiguous === undefined;
+      })
+      .map((written) => {
+        const guess = closestName(written, written.split('/').length === 3 ? fleetKeys : short);
+        return {
+          ...at(release.locate(['providers', written])),
+          object: `release ${release.name}`,
+          path: `providers.${written}`,
+          message: 'names no provider of the fleet, so it pins nothing',
+          expected: `a provider of the shared manifest or of a cluster's overlay (${short.join(', ') || 'none'})`,
+          hint: guess ? `did you mean "${guess}"?` : 'remove the key, or add the provider to the shared manifest',
+        };
+      }),
+  );
 }
 
 /** Whether a manifest declares a fleet (Config.clusters). */
