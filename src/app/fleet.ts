@@ -24,6 +24,8 @@ import {
 } from '../resolve/lock/fleet.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { CHANGE_CORE_VERSION } from '../resolve/metadata.js';
+import { compareSemantic, parseSemantic } from '../core/versions.js';
+import type { SemVer } from 'semver';
 import { acceptedOnce, fleetAcceptNameProblems } from '../resolve/lock/accept-digests.js';
 import type { LockOutcome } from '../resolve/lock/session.js';
 import type { Lockfile } from '../resolve/lock/types.js';
@@ -181,7 +183,13 @@ export async function resolveFleet(
           frozen: options.frozen,
           ...(view !== undefined && view.entries.length === 0 ? { unlistedCluster: cluster.name } : {}),
         };
-        const clusterOptions = { ...options, frozen: false, onWarning: told.from(cluster.name), versionRelease: versionRelease(cluster) };
+        const clusterOptions = {
+          ...options,
+          frozen: false,
+          onWarning: told.from(cluster.name),
+          versionRelease: versionRelease(cluster),
+          stepRelease: stepRelease(fleet.releases),
+        };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
         resolutions.set(cluster.name, await resolveCluster(context, cluster.manifest, clusterOptions, locked));
       } catch (err) {
@@ -284,6 +292,27 @@ function withCoreOrigin(d: Diagnostic, cluster: FleetCluster, layer: string): Di
   if (!own || !origin.position || origin.layer === layer) return d;
   const where = `cluster ${cluster.name}'s ${origin.layer} sets it at ${formatPosition(origin.position)}`;
   return { ...d, hint: d.hint.replace(CHANGE_CORE_VERSION, `${CHANGE_CORE_VERSION} (${where})`) };
+}
+
+/**
+ * The Release on the way from `from` for a provider: the newest that pins it above `from` and at
+ * most 3 minors above it (Cluster API supports at most 3 per upgrade), if the fleet has one.
+ */
+function stepRelease(
+  releases: ReturnType<typeof expandFleet>['releases'],
+): (provider: string, from: string) => { name: string; version: string } | undefined {
+  return (provider, from) => {
+    const start = parseSemantic(from);
+    let best: { name: string; version: string; semantic: SemVer } | undefined;
+    for (const { release } of releases.values()) {
+      const key = releaseKey(release, provider);
+      const semantic = key === undefined ? null : parseSemantic(release.providers[key]!);
+      if (!start || !semantic || semantic.major !== start.major || compareSemantic(semantic, start) <= 0) continue;
+      if (semantic.minor - start.minor > 3 || (best && compareSemantic(semantic, best.semantic) <= 0)) continue;
+      best = { name: release.name, version: release.providers[key!]!, semantic };
+    }
+    return best && { name: best.name, version: best.version };
+  };
 }
 
 /** The Release whose entry set a provider's spec.version in this cluster (its name), if one did. */

@@ -191,11 +191,11 @@ function lockChangesRead(
 function moveWarnings(
   previous: Lockfile | undefined,
   { providers, certManager, manifest }: Pick<Resolution, 'providers' | 'certManager' | 'manifest'>,
-  options: Pick<RenderOptions, 'versionRelease'>,
+  options: Pick<RenderOptions, 'versionRelease' | 'stepRelease'>,
 ): Diagnostic[] {
   return [
     ...downgradeWarnings(previous, providers),
-    ...minorSkipWarnings(previous, providers, options.versionRelease),
+    ...minorSkipWarnings(previous, providers, options.versionRelease, options.stepRelease),
     ...kubeadmSplitWarnings(previous, providers, options.versionRelease),
     ...certManagerDowngradeWarnings(previous, certManager, manifest.config),
   ];

@@ -47,6 +47,11 @@ export interface RenderOptions {
   clusterGitopsEntry?: (configPath: readonly string[]) => string | undefined;
   /** A fleet cluster's: the Release whose entry set a provider's spec.version (`Kind/namespace/name`), for hints. */
   versionRelease?: (provider: string) => string | undefined;
+  /**
+   * A fleet cluster's: a Release of the fleet on the way from `from` for a provider (at most 3
+   * minors above it), for the hint of a move that skips more.
+   */
+  stepRelease?: (provider: string, from: string) => { name: string; version: string } | undefined;
   /** `--secrets`; default Config.secrets.strategy, else refuse (inline with --allow-secret-values alone). */
   secretsStrategy?: SecretStrategy;
   /** `--secret-file` and `--env-secret`: secret values kept out of Git. */

@@ -386,6 +386,8 @@ export function minorSkipWarnings(
   providers: readonly ResolvedProvider[],
   /** In a fleet, the Release whose entry set the provider's version: a Release has no spec.version to lower. */
   versionRelease?: (provider: string) => string | undefined,
+  /** In a fleet, a Release on the way from the locked version (at most 3 minors above it), if one is. */
+  stepRelease?: (provider: string, from: string) => { name: string; version: string } | undefined,
 ): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
@@ -397,16 +399,20 @@ export function minorSkipWarnings(
     const step = `v${from.major}.${from.minor + MAX_MINOR_SKIP}`;
     const position = versionPosition(provider);
     const release = versionRelease?.(providerObjectName(provider));
+    const on = release ? stepRelease?.(providerObjectName(provider), entry.version) : undefined;
     warnings.push({
       ...position,
       object: providerObjectName(provider),
       path: 'spec.version',
       message: `${entry.version} → ${resolved.version} skips more than ${MAX_MINOR_SKIP} minor versions: ${MINOR_SKIP_MEANS[skip]}`,
-      hint: release
-        ? // told once for every cluster it concerns: one or several
-          `move to a release with ${provider.kind}/${provider.name}: ${step}.x (or lower) first (a Release of its own, ` +
-          `or an older one, named in each cluster's release:), render and roll it out, then move on to ${release}`
-        : `set spec.version to a ${step} release (or lower) first, render and roll it out, then move on`,
+      hint: on
+        ? `move to release ${on.name} first (${provider.kind}/${provider.name}: ${on.version}), named in each cluster's release:, ` +
+          `render and roll it out, then move on to ${release}`
+        : release
+          ? // told once for every cluster it concerns: one or several
+            `move to a release with ${provider.kind}/${provider.name}: ${step}.x (or lower) first (a Release of its own, ` +
+            `or an older one, named in each cluster's release:), render and roll it out, then move on to ${release}`
+          : `set spec.version to a ${step} release (or lower) first, render and roll it out, then move on`,
     });
   }
   return warnings;
