@@ -205,7 +205,7 @@ function changeLines(changes: readonly LockChange[]): string[] {
     clustersByText.set(text, clusters);
   }
   return [...clustersByText].map(([text, names]) =>
-    names.length === 0 ? text : names.length === 1 ? `${names[0]}: ${text}` : `clusters ${clusterRanges(names)}: ${text}`,
+    names.length === 0 ? text : names.length === 1 ? `cluster ${names[0]}: ${text}` : `clusters ${clusterRanges(names)}: ${text}`,
   );
 }
 

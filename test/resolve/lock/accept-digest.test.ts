@@ -235,7 +235,7 @@ test('a fleet: --accept-digest takes a provider only one cluster has (the hint f
   assert.ok(hint, failed.stderr);
   const accepted = await run('lock', ...hint[1]!.split(' '));
   assert.equal(accepted.code, 0, accepted.stderr);
-  assert.match(accepted.stdout, /lab-1: ~ infrastructure-example v0\.2\.0: infrastructure-components\.yaml sha256/);
+  assert.match(accepted.stdout, /cluster lab-1: ~ infrastructure-example v0\.2\.0: infrastructure-components\.yaml sha256/);
   assert.equal((await run('render', '-f', 'management-cluster', '-o', 'out', '--frozen')).code, 0);
 
   const unknown = await run('lock', '-f', 'management-cluster', '--accept-digest', 'infrastructure-sample');
