@@ -204,6 +204,24 @@ test('versions files: one tag per line with comments and blank lines, or a JSON 
   );
 });
 
+test('a hostile versions file (a 60 MB listing) is read in linear time, and its bad entries are counted, not all printed', () => {
+  // 300,000 distinct tags: a list scanned for each tag took minutes on such a listing
+  const tags = Array.from({ length: 300_000 }, (_, i) => `v0.${i % 1000}.${i}`);
+  const versions = parseVersionsList(`${tags.join('\n')}\n${tags.join('\n')}\n`, 'versions.txt');
+  assert.equal(versions.length, tags.length);
+  assert.deepEqual(versions.slice(0, 2), ['v0.0.0', 'v0.1.1']);
+  // an HTML page of 100,000 lines: five are named, the rest counted
+  const html = Array.from({ length: 100_000 }, (_, i) => `<p>${i}</p>`).join('\n');
+  let message = '';
+  try {
+    parseVersionsList(html, 'versions.txt');
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assert.match(message, /not version tags: line 1: "<p>0<\/p>"; .*line 5: "<p>4<\/p>" and 99995 more/);
+  assert.ok(message.length < 1000, `message of ${message.length} characters`);
+});
+
 // ---- against a server --------------------------------------------------------------------------
 
 test("files of a version are fetched byte for byte, metadata.yaml from the components file's directory", async (t) => {
