@@ -297,6 +297,31 @@ test('a missing file is ArtifactNotFoundError naming file, version and URL; an u
   assert.equal(server.requests.length, count);
 });
 
+test('an HTML page where a file should be (a sign-in page of an artifact server behind SSO) is named as such, with a hint that fits it', async (t) => {
+  const page = '\n<!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Login</body></html>\n';
+  const server = await ArtifactServer.start(t, { '/capi/v1.12.0/metadata.yaml': page, '/capi/v1.12.0/core-components.yaml': page });
+  const repository = open(`${server.url}/capi/{version}/core-components.yaml`);
+  for (const file of ['metadata.yaml', 'core-components.yaml']) {
+    const error = await rejection(repository.getFile('v1.12.0', file));
+    assert.match(
+      error.message,
+      new RegExp(
+        `cannot fetch ${file.replace('.', '\\.')} of version v1\\.12\\.0: GET ${server.url}/capi/v1\\.12\\.0/${file.replace('.', '\\.')} answered an HTML page, not the file`,
+      ),
+    );
+    const hint = error.diagnostics[0].hint ?? '';
+    assert.match(hint, /a sign-in or error page/);
+    assert.match(hint, /CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=127\.0\.0\.1:\d+/);
+    assert.doesNotMatch(hint, /indentation/);
+  }
+  // a versionsUrl elsewhere: the Authorization header does not go there, and the hint says so
+  server.files.set('other:/versions.txt', '<html><body>Sign in</body></html>');
+  const listed = open(`${server.url}/capi/{version}/core-components.yaml`, { versionsUrl: `${server.otherUrl}/versions.txt` });
+  const error = await rejection(listed.listVersions());
+  assert.match(error.message, /versions\.txt answered an HTML page, not the file/);
+  assert.match(error.diagnostics[0].hint ?? '', /an Authorization header goes only to 127\.0\.0\.1:\d+, the template's host/);
+});
+
 test("the Authorization header goes to the template's origin only: not to a versionsUrl or a redirect elsewhere, and never into messages", async (t) => {
   const server = await ArtifactServer.start(t, {}, AUTHORIZATION);
   server.files.set('/capi/v1.0.0/core-components.yaml', 'components');

@@ -135,6 +135,16 @@ export function parseHttpsTemplate(template: string, allowInsecure = false): Htt
   return { directory: base.slice(0, slash + 1), componentsFile, suffix, origin: sample.origin };
 }
 
+/** An HTML document where YAML (or a versions list) was asked for: `<!DOCTYPE html` or `<html` first. */
+function looksLikeHtml(body: Buffer): boolean {
+  return /^\s*<(!doctype\s+html|html[\s>])/i.test(
+    body
+      .subarray(0, 512)
+      .toString('utf8')
+      .replace(/^\uFEFF/, ''),
+  );
+}
+
 /** How many bad entries of a versions file an error names; the rest are counted. */
 const SHOWN_PROBLEMS = 5;
 
@@ -281,6 +291,15 @@ class HttpsRepository implements ProviderRepository {
     return artifactFromBytes(name, body, url, redactUrl(url));
   }
 
+  private credentialsHint(url: string): string {
+    const template = new URL(this.template.origin);
+    if (new URL(url).origin !== template.origin)
+      return `note that an Authorization header goes only to ${template.host}, the template's host: serve this file from there`;
+    return this.options.authorization
+      ? 'check the Authorization header value given for this repository'
+      : `set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${new URL(url).host} in the environment`;
+  }
+
   private async get(
     url: string,
     context: { action: string; version?: string; notFound: (status: number) => CapiGitopsError },
@@ -294,13 +313,19 @@ class HttpsRepository implements ProviderRepository {
     } catch (error) {
       throw this.client.failure(error, context.action);
     }
+    if (answer.status === 200 && looksLikeHtml(answer.body)) {
+      // a sign-in page (an artifact server behind SSO) or a proxy's error page, answered 200
+      throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered an HTML page, not the file`, {
+        hint: `that is often a sign-in or error page: open the URL in a browser to see it; if the server wants credentials, ${this.credentialsHint(url)}; else check the URL`,
+      });
+    }
     if (answer.status === 200) return answer;
     if (answer.status === 404 || answer.status === 410) throw context.notFound(answer.status);
     if (answer.status === 401 || answer.status === 403) {
       throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`, {
         hint: this.options.authorization
           ? 'the server rejected the Authorization header: check the credentials'
-          : `the server wants credentials: set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${new URL(url).host} in the environment`,
+          : `the server wants credentials: ${this.credentialsHint(url)}`,
       });
     }
     throw this.client.error(`cannot ${context.action}: GET ${redactUrl(url)} answered HTTP ${answer.status}`);
