@@ -222,6 +222,21 @@ test('a hostile versions file (a 60 MB listing) is read in linear time, and its 
   assert.ok(message.length < 1000, `message of ${message.length} characters`);
 });
 
+test('a versions file that is a deeply nested JSON array is an error naming the entry, not an internal error', () => {
+  const deep = `[${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}, {"a": 1}, 3, "${'x '.repeat(500)}"]`;
+  let message = '';
+  try {
+    parseVersionsList(deep, 'versions.json');
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assert.match(
+    message,
+    /versions\.json lists entries that are not version tags: item 0: an array; item 1: an object; item 2: 3; item 3: "(x ){50}…"/,
+  );
+  assert.ok(message.length < 1000, `message of ${message.length} characters`);
+});
+
 // ---- against a server --------------------------------------------------------------------------
 
 test("files of a version are fetched byte for byte, metadata.yaml from the components file's directory", async (t) => {

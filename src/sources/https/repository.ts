@@ -145,6 +145,17 @@ function looksLikeHtml(body: Buffer): boolean {
   );
 }
 
+/**
+ * A bad entry of a versions file, short: never stringified whole, as a JSON array nested a
+ * million deep overflows the stack of JSON.stringify.
+ */
+function describeEntry(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 100 ? `${value.slice(0, 100)}…` : value);
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  return String(value);
+}
+
 /** How many bad entries of a versions file an error names; the rest are counted. */
 const SHOWN_PROBLEMS = 5;
 
@@ -180,7 +191,7 @@ export function parseVersionsList(text: string, source: string): string[] {
   let bad = 0;
   for (const { value, where } of entries) {
     if (typeof value === 'string' && VERSION_TAG.test(value)) versions.add(value);
-    else if (++bad <= SHOWN_PROBLEMS) problems.push(`${where}: ${JSON.stringify(value).slice(0, 120)}`);
+    else if (++bad <= SHOWN_PROBLEMS) problems.push(`${where}: ${describeEntry(value)}`);
   }
   if (bad > 0) {
     const more = bad > SHOWN_PROBLEMS ? ` and ${bad - SHOWN_PROBLEMS} more` : '';
