@@ -126,6 +126,14 @@ export async function latestContractRelease(
   return latestPatchRelease(repository, series, skipped);
 }
 
+/** How many releases an error names, newest first; a listing of thousands is counted. */
+const NAMED_RELEASES = 20;
+
+function newestNamed(sorted: string[]): string {
+  if (sorted.length <= NAMED_RELEASES) return sorted.join(', ');
+  return `${sorted.slice(0, NAMED_RELEASES).join(', ')} and ${sorted.length - NAMED_RELEASES} older releases`;
+}
+
 /**
  * Our range extension: the highest stable tag satisfying the range that publishes a metadata.yaml,
  * of the five highest, as latest searches (a tag a versions list names but never published is
@@ -139,7 +147,7 @@ export async function highestInRange(repository: ProviderRepository, range: stri
     // not found, as an exact tag that does not exist: a problem of the spec.version that names it (resolve.ts atVersionField)
     throw new ArtifactNotFoundError({
       message: `no release in ${repository.location} satisfies version range "${range}"`,
-      expected: `one of ${stable.length > 0 ? stable.join(', ') : '(no stable releases)'}`,
+      expected: `one of ${stable.length > 0 ? newestNamed(stable) : '(no stable releases)'}`,
       hint: 'widen the range or pin an exact version',
     });
   }

@@ -62,6 +62,20 @@ test('a range picks the highest stable version satisfying it; an exact version i
   assert.equal(await highestInRange(withPre, '>=1.0.0-0'), 'v1.1.0', 'pre-releases are not picked by ranges');
 });
 
+test('a range no release satisfies names the newest releases and counts the rest, however long the list (200,000 releases)', async () => {
+  const releases: Record<string, Record<string, string>> = {};
+  for (let i = 0; i < 200_000; i++) releases[`v0.0.${i}`] = {};
+  let message = '';
+  try {
+    await highestInRange(new MemoryRepository(releases), '>=1.0.0');
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assert.match(message, /satisfies version range ">=1\.0\.0"/);
+  assert.match(message, /one of v0\.0\.199999, v0\.0\.199998, .*, v0\.0\.199980 and 199980 older releases/);
+  assert.ok(message.length < 2000, `message of ${message.length} characters`);
+});
+
 test('a range passes over a version a versions list names but that publishes no metadata.yaml, as latest does, and says so', async () => {
   const listed = new MemoryRepository({ 'v1.10.4': { 'metadata.yaml': 'x' }, 'v1.13.0': {} });
   assert.deepEqual(await resolveVersion(listed, '>=v1.10.0'), { requested: '>=v1.10.0', version: 'v1.10.4', skipped: ['v1.13.0'] });
