@@ -461,6 +461,16 @@ test('a missing patch release: the hint names the newest releases of its series,
   );
 });
 
+test('a release without metadata.yaml is told so, with a hint that does not ask to check a file name the user did not choose', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [{ tag: 'v1.12.0', assets: { 'core-components.yaml': COMPONENTS } }] });
+  const error = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
+  assert.ok(error instanceof ArtifactNotFoundError);
+  assert.match(error.message, /release v1\.12\.0 of kubernetes-sigs\/cluster-api has no asset named metadata\.yaml/);
+  const hint = error.diagnostics[0]!.hint ?? '';
+  assert.doesNotMatch(hint, /check the file name/);
+  assert.match(hint, /every clusterctl provider release publishes metadata\.yaml.*set spec\.version to a release that has it/);
+});
+
 test('a missing repository and a missing asset are named too', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   const noRepo = await rejection(h.open({}, 'https://github.com/nobody/nothing/releases/latest/core-components.yaml').listVersions());

@@ -271,7 +271,10 @@ class GitHubRepository implements GitHubReleaseRepository {
       throw new ArtifactNotFoundError(
         this.client.diagnostic(`release ${version} of ${this.slug} has no asset named ${assetName}`, {
           expected: names.length ? `one of: ${names.join(', ')}` : 'a release with assets',
-          hint: `check the file name in ${this.location}`,
+          hint:
+            fileName === 'metadata.yaml'
+              ? `every clusterctl provider release publishes metadata.yaml beside its components, and ${version} has none: set spec.version to a release that has it`
+              : `check the file name in ${this.location}`,
         }),
       );
     }
