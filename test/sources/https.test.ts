@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import dns from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -372,6 +373,33 @@ test('a 401 without credentials names the variables that send them, with this ho
   const env = { CAPI_GITOPS_HTTPS_AUTHORIZATION: 'artifact-server-secret-token', CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST: host };
   const followed = open(template, { authorization: httpsAuthorization(template, undefined, env) });
   assert.equal((await followed.getFile('v1.0.0', 'core-components.yaml')).text, 'components');
+});
+
+test('a 401 from a plain-http mirror elsewhere (allowInsecure) names only the configSecret: the environment variable is never sent over plain http', async (t) => {
+  const server = await ArtifactServer.start(t, {}, AUTHORIZATION);
+  server.files.set('/capi/v1.0.0/core-components.yaml', 'components');
+  // artifacts.test resolves to this server, as a mirror on the LAN would
+  const lookup = dns.lookup;
+  (dns as { lookup: unknown }).lookup = (hostname: string, ...rest: unknown[]) =>
+    (lookup as (...args: unknown[]) => void).call(dns, hostname === 'artifacts.test' ? '127.0.0.1' : hostname, ...rest);
+  // the suite's loopback guard goes by name; this name leads to 127.0.0.1 only
+  const guard = process.env.CAPI_GITOPS_NETWORK;
+  delete process.env.CAPI_GITOPS_NETWORK;
+  t.after(() => {
+    (dns as { lookup: unknown }).lookup = lookup;
+    if (guard !== undefined) process.env.CAPI_GITOPS_NETWORK = guard;
+  });
+  const host = `artifacts.test:${new URL(server.url).port}`;
+  const template = `http://${host}/capi/{version}/core-components.yaml`;
+  const anonymous = await rejection(open(template, { allowInsecure: true }).getFile('v1.0.0', 'core-components.yaml'));
+  assert.match(anonymous.message, /answered HTTP 401/);
+  const hint = anonymous.diagnostics[0].hint ?? '';
+  assert.match(hint, /HTTPS_AUTHORIZATION in the provider's configSecret/);
+  assert.doesNotMatch(hint, /CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST/);
+  assert.match(hint, /never sent over plain http/);
+  // the variable the old hint named, followed literally, sends nothing
+  const env = { CAPI_GITOPS_HTTPS_AUTHORIZATION: 'artifact-server-secret-token', CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST: host };
+  assert.equal(httpsAuthorization(template, undefined, env), undefined);
 });
 
 test('cached files are revalidated with If-None-Match (304) and served offline with no request', async (t) => {

@@ -304,11 +304,14 @@ class HttpsRepository implements ProviderRepository {
 
   private credentialsHint(url: string): string {
     const template = new URL(this.template.origin);
-    if (new URL(url).origin !== template.origin)
+    const parsed = new URL(url);
+    if (parsed.origin !== template.origin)
       return `note that an Authorization header goes only to ${template.host}, the template's host: serve this file from there`;
-    return this.options.authorization
-      ? 'check the Authorization header value given for this repository'
-      : `set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${new URL(url).host} in the environment`;
+    if (this.options.authorization) return 'check the Authorization header value given for this repository';
+    // credentials from the environment never go over plain http but to loopback (credentials.ts)
+    if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname))
+      return `set HTTPS_AUTHORIZATION in the provider's configSecret (CAPI_GITOPS_HTTPS_AUTHORIZATION from the environment is never sent over plain http to ${parsed.host}; serve the files over https to use it)`;
+    return `set HTTPS_AUTHORIZATION in the provider's configSecret, or CAPI_GITOPS_HTTPS_AUTHORIZATION with CAPI_GITOPS_HTTPS_AUTHORIZATION_HOST=${parsed.host} in the environment`;
   }
 
   private async get(
