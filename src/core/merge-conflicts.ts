@@ -3,6 +3,7 @@
  * them as a dozen syntax errors about indentation and keys; the one thing to say is which lines
  * still hold an unresolved conflict.
  */
+import type { Diagnostic } from './diagnostics.js';
 
 /** One conflict: the 1-based lines of its `<<<<<<<` and `>>>>>>>` markers. */
 export interface MergeConflict {
@@ -29,4 +30,19 @@ export function mergeConflicts(text: string): MergeConflict[] {
     }
   });
   return conflicts;
+}
+
+/**
+ * One problem at each conflict in `text`: what `file` should be, and the way out for its kind of
+ * file (an output file is rendered again, a lockfile keeps one side, a manifest is the user's).
+ */
+export function mergeConflictProblems(text: string, file: string, expected: string, hint: string): Diagnostic[] {
+  return mergeConflicts(text).map(({ start, end }) => ({
+    file,
+    line: start,
+    column: 1,
+    message: `unresolved Git merge conflict (lines ${start}-${end})`,
+    expected,
+    hint,
+  }));
 }

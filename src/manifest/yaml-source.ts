@@ -1,6 +1,6 @@
 import type { Document, LineCounter, Node as YamlNode, Scalar, YAMLError } from 'yaml';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { mergeConflicts } from '../core/merge-conflicts.js';
+import { mergeConflictProblems } from '../core/merge-conflicts.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { reportDuplicateKeys } from '../yaml/unique-keys.js';
 import { lineNumberAt } from '../yaml/split.js';
@@ -44,8 +44,14 @@ export interface ParsedFile {
 
 /** Parses a multi-document file; documents with syntax errors are reported and left out. */
 export function parseManifestFile(file: string, text: string): ParsedFile {
-  const conflicts = mergeConflicts(text);
-  if (conflicts.length > 0) return { documents: [], syntaxErrors: conflicts.map(({ start, end }) => conflictDiagnostic(file, start, end)) };
+  // Git's markers, which the parser would report as a dozen unrelated syntax errors
+  const conflicts = mergeConflictProblems(
+    text,
+    file,
+    'well-formed YAML, without conflict markers',
+    'keep the side you want (or combine both) and delete the <<<<<<<, ======= and >>>>>>> lines',
+  );
+  if (conflicts.length > 0) return { documents: [], syntaxErrors: conflicts };
   const nul = text.indexOf('\0');
   if (nul >= 0) return { documents: [], syntaxErrors: [nulDiagnostic(file, text, nul)] };
   const lineCounter = new YAML.LineCounter();
@@ -94,18 +100,6 @@ function nulDiagnostic(file: string, text: string, offset: number): Diagnostic {
     message: 'holds a NUL byte (U+0000), which YAML text cannot hold',
     expected: 'text: a file with no NUL byte',
     hint: `check that the file is the one you meant (it may be binary); remove its NUL bytes: tr -d '\\000' < ${shellWord(file)} > ${shellWord(`${file}.tmp`)} && mv ${shellWord(`${file}.tmp`)} ${shellWord(file)}`,
-  };
-}
-
-/** Git's markers, which the parser would report as a dozen unrelated syntax errors. */
-function conflictDiagnostic(file: string, start: number, end: number): Diagnostic {
-  return {
-    file,
-    line: start,
-    column: 1,
-    message: `unresolved Git merge conflict (lines ${start}-${end})`,
-    expected: 'well-formed YAML, without conflict markers',
-    hint: 'keep the side you want (or combine both) and delete the <<<<<<<, ======= and >>>>>>> lines',
   };
 }
 

@@ -1,5 +1,5 @@
 import { sha256Hex } from '../core/digest.js';
-import { mergeConflicts } from '../core/merge-conflicts.js';
+import { mergeConflictProblems } from '../core/merge-conflicts.js';
 import { shellWord } from '../core/shell.js';
 import { CapiGitopsError, type Diagnostic, compareStrings } from '../core/diagnostics.js';
 import { filePathProblems, outputPathProblem } from '../layout/output-paths.js';
@@ -75,19 +75,15 @@ export function parseKeptDirectories(text: string): string[] {
  * the later digest: a file with the other is kept, never removed), and render rewrites the index.
  */
 function refuseMergeConflicts(text: string, file: string): void {
-  const conflicts = text.includes('<<<<<<<') ? mergeConflicts(text) : [];
-  if (conflicts.length === 0) return;
+  if (!text.includes('<<<<<<<')) return;
   const keepBoth = `grep -v -E '^(<<<<<<<|=======|>>>>>>>)' ${shellWord(file)} > ${shellWord(`${file}.merged`)} && mv ${shellWord(`${file}.merged`)} ${shellWord(file)}`;
-  throw new CapiGitopsError(
-    conflicts.map(({ start, end }) => ({
-      file,
-      line: start,
-      column: 1,
-      message: `unresolved Git merge conflict (lines ${start}-${end})`,
-      expected: 'an ownership index without conflict markers',
-      hint: `keep both sides' lines, deleting only the markers: ${keepBoth}, then render again, which rewrites the index`,
-    })),
+  const conflicts = mergeConflictProblems(
+    text,
+    file,
+    'an ownership index without conflict markers',
+    `keep both sides' lines, deleting only the markers: ${keepBoth}, then render again, which rewrites the index`,
   );
+  if (conflicts.length > 0) throw new CapiGitopsError(conflicts);
 }
 
 /** Paths listed in an index, each with the digest of what was written (absent in a v1 index). */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CapiGitopsError, compareStrings, DiagnosticBag } from '../core/diagnostics.js';
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { INSTALL_ORDER, isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
-import { mergeConflicts } from '../core/merge-conflicts.js';
+import { mergeConflictProblems } from '../core/merge-conflicts.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { clusterDirectory, clusterOf } from '../layout/fleet.js';
@@ -205,16 +205,16 @@ export function readTreeObjects(
     if (provenance && !several && file === `${component}/kustomization.yaml`)
       components.set(component, { name: provenance[1]!, version: provenance[2]! });
     // two renders merged: one problem at each conflict, not the parser's dozen about keys
-    const conflicts = directory !== undefined && text.includes('<<<<<<<') ? mergeConflicts(text) : [];
-    for (const { start, end } of conflicts)
-      bag.add({
-        file,
-        line: start,
-        column: 1,
-        message: `unresolved Git merge conflict (lines ${start}-${end})`,
-        expected: 'an output file as capi-gitops render writes it',
-        hint: 'render writes this file: render again to rewrite it whole (neither side needs keeping), then git add it',
-      });
+    const conflicts =
+      directory !== undefined && text.includes('<<<<<<<')
+        ? mergeConflictProblems(
+            text,
+            file,
+            'an output file as capi-gitops render writes it',
+            'render writes this file: render again to rewrite it whole (neither side needs keeping), then git add it',
+          )
+        : [];
+    for (const problem of conflicts) bag.add(problem);
     if (conflicts.length > 0) continue;
     let parsed: KObject[];
     try {

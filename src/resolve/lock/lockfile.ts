@@ -18,7 +18,7 @@ import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { commitTogether, prepareFile, type PreparedFile } from '../../core/prepared-file.js';
 import { processIsAlive, removeLeftoverFiles, removeScratchDirectoryIfEmpty } from '../../core/scratch-directory.js';
 import { LOCK_API_VERSION, LOCK_KIND, type Lockfile } from './types.js';
-import { mergeConflicts } from '../../core/merge-conflicts.js';
+import { mergeConflictProblems } from '../../core/merge-conflicts.js';
 import { safeYamlMessage } from '../../manifest/yaml-source.js';
 import { LockReader, regenerateHint } from './reader.js';
 import { HEADER, lockfileData } from './data.js';
@@ -112,19 +112,14 @@ function locator(root: YamlNode, lineCounter: InstanceType<typeof YAML.LineCount
  * digests of one side (`lock` reads that side and moves it to what the resolved manifest asks).
  */
 function refuseMergeConflicts(text: string, file: string): void {
-  const conflicts = mergeConflicts(text);
-  if (conflicts.length === 0) return;
   const ours = `\`git checkout --ours -- ${shellWord(file)}\``;
-  throw new CapiGitopsError(
-    conflicts.map(({ start, end }) => ({
-      file,
-      line: start,
-      column: 1,
-      message: `unresolved Git merge conflict (lines ${start}-${end})`,
-      expected: 'a capi-gitops lockfile without conflict markers',
-      hint: `resolve any conflicts in the manifest first; then keep one side of the lockfile (in a merge: ${ours}, or --theirs) and run \`capi-gitops lock\`, which moves it to what the manifest asks for and checks the digests it keeps`,
-    })),
+  const conflicts = mergeConflictProblems(
+    text,
+    file,
+    'a capi-gitops lockfile without conflict markers',
+    `resolve any conflicts in the manifest first; then keep one side of the lockfile (in a merge: ${ours}, or --theirs) and run \`capi-gitops lock\`, which moves it to what the manifest asks for and checks the digests it keeps`,
   );
+  if (conflicts.length > 0) throw new CapiGitopsError(conflicts);
 }
 
 function notRegular(file: string, kind: string): CapiGitopsError {
