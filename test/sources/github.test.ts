@@ -209,6 +209,47 @@ test('an asset API URL on another host is refused, so the token cannot follow it
   assert.equal(h.fake.requests.filter((request) => request.server === 'storage').length, 0);
 });
 
+test('a release answer whose fields have the wrong type is one problem naming the repository, the release, the field and what was expected, never "[object Object]" or a crash', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  const asset = (name: string) => ({
+    id: 1,
+    name,
+    url: `${h.fake.apiUrl}/repos/kubernetes-sigs/cluster-api/releases/assets/1`,
+    browser_download_url: `https://github.com/kubernetes-sigs/cluster-api/releases/download/v1.12.0/${name}`,
+    digest: null,
+  });
+  const release = (change: (r: Record<string, unknown>, a: Record<string, unknown>) => void) => {
+    const a: Record<string, unknown> = asset('metadata.yaml');
+    const r: Record<string, unknown> = { tag_name: 'v1.12.0', draft: false, prerelease: false, assets: [a, asset('core-components.yaml')] };
+    change(r, a);
+    return r;
+  };
+  const cases: [string, (r: Record<string, unknown>, a: Record<string, unknown>) => void, RegExp][] = [
+    ['tag_name', (r) => (r.tag_name = { name: 'v1.12.0' }), /tag_name is an object/],
+    ['assets', (r) => (r.assets = { 0: 'metadata.yaml' }), /assets is an object/],
+    ['an asset', (r) => (r.assets = [null]), /assets\[0\] is null/],
+    ['name', (_r, a) => (a.name = { text: 'metadata.yaml' }), /assets\[0\]\.name is an object/],
+    ['url', (_r, a) => (a.url = ['x']), /assets\[0\]\.url is an array/],
+    ['browser_download_url', (_r, a) => (a.browser_download_url = { href: 'x' }), /assets\[0\]\.browser_download_url is an object/],
+    ['digest', (_r, a) => (a.digest = 42), /assets\[0\]\.digest is a number/],
+  ];
+  for (const [field, change, named] of cases) {
+    h.fake.inject({ path: TAG_PATH('v1.12.0'), status: 200, body: JSON.stringify(release(change)) });
+    const error = await rejection(h.open().getFile('v1.12.0', 'metadata.yaml'));
+    assert.equal(error.diagnostics.length, 1, field);
+    const [d] = error.diagnostics;
+    assert.match(
+      d!.message,
+      /^GitHub's answer for release v1\.12\.0 of kubernetes-sigs\/cluster-api \(GET http:\/\/127\.0\.0\.1:\d+\/repos\/kubernetes-sigs\/cluster-api\/releases\/tags\/v1\.12\.0\) is not a release: /,
+      field,
+    );
+    assert.match(d!.message, named, field);
+    assert.match(d!.expected ?? '', /tag_name a string, assets a list of objects/, field);
+    assert.match(d!.hint ?? '', /--github-api-url/, field);
+    assert.ok(!JSON.stringify(d).includes('[object Object]'), `${field}: ${d!.message}`);
+  }
+});
+
 test("providers of one repository share a run's GET releases/tags/<tag> (one per repository and tag), keyed by the token's sha256, never the token", async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0'), capiRelease('v1.11.0')] });
   const context = new RunContext(undefined);

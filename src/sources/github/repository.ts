@@ -122,9 +122,38 @@ interface ApiRelease {
   assets: ApiAsset[];
 }
 
-function isApiRelease(value: unknown): value is ApiRelease {
-  const release = value as ApiRelease;
-  return typeof value === 'object' && value !== null && typeof release.tag_name === 'string' && Array.isArray(release.assets);
+/** A listed release: a tag to offer (its assets are read when its tag is asked for). */
+function isListedRelease(value: unknown): value is Pick<ApiRelease, 'tag_name' | 'draft'> {
+  return typeof value === 'object' && value !== null && typeof (value as ApiRelease).tag_name === 'string';
+}
+
+const RELEASE_SHAPE =
+  'a GitHub release: tag_name a string, assets a list of objects each with a string name and url (browser_download_url and digest strings when present)';
+
+/** What a JSON value is, in a problem's words (never the value: it may be huge, or nested a million deep). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** The first field of a release answer that is not of the type read, e.g. `assets[0].name is an object`; undefined when it is a release. */
+function releaseShapeProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `the answer is ${jsonType(value)}`;
+  const release = value as Record<string, unknown>;
+  if (typeof release.tag_name !== 'string') return `tag_name is ${jsonType(release.tag_name)}`;
+  if (!Array.isArray(release.assets)) return `assets is ${jsonType(release.assets)}`;
+  for (const [index, asset] of release.assets.entries()) {
+    const at = `assets[${index}]`;
+    if (typeof asset !== 'object' || asset === null || Array.isArray(asset)) return `${at} is ${jsonType(asset)}`;
+    const fields = asset as Record<string, unknown>;
+    for (const field of ['name', 'url']) if (typeof fields[field] !== 'string') return `${at}.${field} is ${jsonType(fields[field])}`;
+    for (const field of ['browser_download_url', 'digest']) {
+      const optional = fields[field];
+      if (optional !== undefined && optional !== null && typeof optional !== 'string') return `${at}.${field} is ${jsonType(optional)}`;
+    }
+  }
+  return undefined;
 }
 
 /** The hex of a published `sha256:<hex>` digest; undefined for none or another algorithm. */
@@ -313,7 +342,7 @@ class GitHubRepository implements GitHubReleaseRepository {
       });
       if (!Array.isArray(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a list of releases`);
       for (const release of data) {
-        if (isApiRelease(release) && !release.draft) releases.push(release.tag_name);
+        if (isListedRelease(release) && !release.draft) releases.push(release.tag_name);
       }
       url = this.client.nextPage(link, url, this.apiOrigin, `GitHub's release list of ${this.slug}`);
     }
@@ -365,8 +394,16 @@ class GitHubRepository implements GitHubReleaseRepository {
           }),
         ),
     });
-    if (!isApiRelease(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a release`);
-    return data;
+    const problem = releaseShapeProblem(data);
+    if (problem !== undefined) {
+      throw this.client.error(`GitHub's answer for release ${tag} of ${this.slug} (GET ${redactUrl(url)}) is not a release: ${problem}`, {
+        expected: RELEASE_SHAPE,
+        hint: this.options.apiUrl
+          ? `check that ${this.apiBase} (--github-api-url, or Config github.apiUrl) is a GitHub REST API root, and any proxy between you and it`
+          : `check any proxy between you and ${this.apiBase}`,
+      });
+    }
+    return data as ApiRelease;
   }
 
   /** A JSON GET through the client's ETag path: GitHub does not count a 304 against the rate limit. */
