@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -556,6 +557,47 @@ test(
     // followed literally: the variables the hint names, in the environment
     const env = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password, CAPI_GITOPS_OCI_REGISTRIES: secured.host };
     assert.equal((await open(reference, { env }).repository.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
+  },
+);
+
+test(
+  'a plain-http registry elsewhere: the hint for withheld OCI_* variables names what works (the configSecret, https, a loopback mirror), not CAPI_GITOPS_OCI_REGISTRIES, which sends nothing over plain http (docs/security.md)',
+  { skip: skipBasic },
+  async (t) => {
+    const secured = await Registry.start({ user: USER });
+    t.after(() => secured.stop());
+    const name = freshRepository('plain-http-elsewhere');
+    await pushArtifact(secured.url, name, 'v1.12.0', coreFiles(), { authorization: secured.authorization });
+    // registry.test resolves to this registry, as a registry on the LAN would
+    const lookup = dns.lookup;
+    (dns as { lookup: unknown }).lookup = (hostname: string, ...rest: unknown[]) =>
+      (lookup as (...args: unknown[]) => void).call(dns, hostname === 'registry.test' ? '127.0.0.1' : hostname, ...rest);
+    // the suite's loopback guard goes by name; this name leads to 127.0.0.1 only
+    const guard = process.env.CAPI_GITOPS_NETWORK;
+    delete process.env.CAPI_GITOPS_NETWORK;
+    t.after(() => {
+      (dns as { lookup: unknown }).lookup = lookup;
+      if (guard !== undefined) process.env.CAPI_GITOPS_NETWORK = guard;
+    });
+    const host = `registry.test:${new URL(secured.url).port}`;
+    const reference = `http://${host}/${name}`;
+    const credentials = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password };
+
+    const withheld = await rejection(open(reference, { env: credentials }).repository.getFile('v1.12.0', 'metadata.yaml'));
+    const hint = withheld.diagnostics[0].hint ?? '';
+    assert.match(hint, /is not sent to registry\.test:\d+ over plain http/);
+    assert.doesNotMatch(hint, /add it to CAPI_GITOPS_OCI_REGISTRIES/);
+    assert.ok(hint.includes("give the credentials in the provider's configSecret"), hint);
+    assert.ok(hint.includes(`over https (the reference without http://: ${host}/${name})`), hint);
+    assert.match(hint, /or through a mirror on a loopback address, and list that host in CAPI_GITOPS_OCI_REGISTRIES/);
+    assert.ok(hint.includes(`CAPI_GITOPS_OCI_REGISTRIES=${host} for https`), hint);
+    // what the old hint said, followed literally, sends nothing
+    const listed = { ...credentials, CAPI_GITOPS_OCI_REGISTRIES: host };
+    const still = await rejection(open(reference, { env: listed }).repository.getFile('v1.12.0', 'metadata.yaml'));
+    assert.match(still.message, /requires a username and password/);
+    // the configSecret, which the hint names first, works
+    const fromSecret = open(reference, { credentials }).repository;
+    assert.equal((await fromSecret.getFile('v1.12.0', 'metadata.yaml')).text, CORE_METADATA.toString('utf8'));
   },
 );
 

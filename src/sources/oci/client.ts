@@ -137,6 +137,11 @@ export class RegistryClient {
   /** What to do when the environment's credentials were kept from this registry. */
   private withheldHint(): string | undefined {
     if (!this.withheld) return undefined;
+    // plain http to another host: the environment's credentials never go there, listed or not
+    if (this.ref.plainHttp && !isLoopbackHost(new URL(this.base).hostname)) {
+      const overHttps = referenceWithoutScheme(this.ref);
+      return `${this.withheld}; ${this.credentialHints.elsewhere}, or reach the registry over https (the reference without http://: ${overHttps}) or through a mirror on a loopback address, and list that host in ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry} for https)`;
+    }
     return `${this.withheld}; if you trust ${this.ref.registry}, add it to ${OCI_REGISTRIES_VARIABLE} (e.g. ${OCI_REGISTRIES_VARIABLE}=${this.ref.registry}), or ${this.credentialHints.elsewhere}`;
   }
 
@@ -210,7 +215,12 @@ export class RegistryClient {
   }
 }
 
+/** The reference as written, tag and digest kept, without `http://` (so over https): a hint must name the same artifact. */
+function referenceWithoutScheme(ref: OciReference): string {
+  return `${ref.registry}/${ref.repository}${ref.tag ? `:${ref.tag}` : ''}${ref.digest ? `@${ref.digest}` : ''}`;
+}
+
 /** The reference as written, tag and digest kept, over plain HTTP: the hint must name the same artifact. */
 function plainHttpReference(ref: OciReference): string {
-  return `http://${ref.registry}/${ref.repository}${ref.tag ? `:${ref.tag}` : ''}${ref.digest ? `@${ref.digest}` : ''}`;
+  return `http://${referenceWithoutScheme(ref)}`;
 }
