@@ -10,6 +10,7 @@ import { completeSuggestions } from './hints.js';
 import { Output, streams } from './output.js';
 import { UsageError } from './errors.js';
 import { displayPath } from '../core/diagnostics.js';
+import { shellWord } from '../core/shell.js';
 
 export async function planCommand(flags: SourceFlags & { release?: string; cluster?: string[] }): Promise<void> {
   // without --release, plan reads the lock as a whole: a --cluster would be silently ignored
@@ -37,6 +38,16 @@ export async function planCommand(flags: SourceFlags & { release?: string; clust
 }
 
 export async function updateCommand(providers: string[], flags: SourceFlags & { contract?: string; images?: boolean }): Promise<void> {
+  // flags that can never work together are told before anything is read, as a usage error
+  if (flags.images && flags.offline) {
+    const instead = ['capi-gitops update --images', ...providers.map(shellWord)].join(' ');
+    throw new UsageError(
+      completeSuggestions(
+        `--images and --offline cannot be used together: --images asks each registry which digest its tags serve now, and --offline asks no registry; run \`${instead}\` (without --offline)`,
+        { ...flags, offline: false },
+      ),
+    );
+  }
   const out = new Output(flags);
   const result = await withProgress(flags, (progress) =>
     update(renderOptions(flags, progress), { contract: flags.contract, providers, images: flags.images }),

@@ -186,6 +186,21 @@ test("clusterctl's flags and commands are usage errors that say where capi-gitop
   assert.doesNotMatch((await run(['render', '--bogus'])).stderr, /hint:/);
 });
 
+test('update --images --offline is a usage error (exit 2) naming both flags and the command to run instead, in text and under --json', async () => {
+  const mc = path.join(EXAMPLE, 'management-cluster');
+  const result = await run(['update', '-f', mc, '--images', '--offline', 'cluster-api']);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(
+    result.stderr,
+    /^error: --images and --offline cannot be used together: --images asks each registry which digest its tags serve now, and --offline asks no registry; run `capi-gitops update -f \S+ --images cluster-api` \(without --offline\)\n\(run with --help for usage\)\n$/,
+  );
+  const json = await run(['update', '-f', mc, '--images', '--offline', '--json']);
+  assert.equal(json.code, 2, json.stderr);
+  const document = JSON.parse(json.stdout) as { ok: boolean; usageError?: string };
+  assert.equal(document.ok, false);
+  assert.match(document.usageError ?? '', /^--images and --offline cannot be used together: /);
+});
+
 test('-f mc/*.yaml (a shell glob: -f gets the first file, the rest are extra arguments) is a usage error whose hint passes the directory', async () => {
   const mc = path.join(EXAMPLE, 'management-cluster');
   const result = await run(['check', '-f', path.join(mc, 'config.yaml'), path.join(mc, 'providers.yaml'), '-o', 'out']);
