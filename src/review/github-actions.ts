@@ -3,9 +3,10 @@
  * `::error file=…,line=…::`) and the job summary (`$GITHUB_STEP_SUMMARY`). Escaping follows
  * actions/toolkit packages/core/src/command.ts (escapeData, escapeProperty).
  */
+import { statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { displayPath, type Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
 import { findingClusters } from './format-markdown.js';
 import type { ReviewReport } from './types.js';
@@ -58,13 +59,21 @@ export function checkAnnotations(report: CheckReport): string[] {
 
 /** `::error file=…,line=…,col=…::` for each validation problem. */
 export function diagnosticAnnotations(diagnostics: readonly Diagnostic[]): string[] {
-  return diagnostics.map((d) =>
-    command(
-      'error',
-      { file: d.file ? workspacePath(d.file) : undefined, line: d.line, col: d.column, title: 'capi-gitops' },
-      [d.object, d.path, d.message].filter(Boolean).join(': ') + (d.hint ? ` (hint: ${d.hint})` : ''),
-    ),
-  );
+  return diagnostics.map((d) => {
+    const text = [d.object, d.path, d.message].filter(Boolean).join(': ') + (d.hint ? ` (hint: ${d.hint})` : '');
+    if (d.file && isFile(d.file))
+      return command('error', { file: workspacePath(d.file), line: d.line, col: d.column, title: 'capi-gitops' }, text);
+    // a file of the --base commit (`<ref>:<path>`) or a directory is no file GitHub can show: named in the message
+    const where = d.file
+      ? [displayPath(d.file), d.line, d.line === undefined ? undefined : d.column].filter((part) => part !== undefined).join(':')
+      : '';
+    return command('error', { title: 'capi-gitops' }, where ? `${where}: ${text}` : text);
+  });
+}
+
+/** Whether a path is a file of the work tree (an annotation's file= must be one). */
+function isFile(file: string): boolean {
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 export function inGitHubActions(): boolean {

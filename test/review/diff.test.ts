@@ -448,9 +448,26 @@ test('GitHub annotations: escaped like actions/toolkit core/src/command.ts, poin
   assert.deepEqual(lines, [
     '::warning file=clusters/mgmt/01-cluster-api/clusterrole-capi-manager-role.yaml,title=capi-gitops%3A rbac::ClusterRole/capi-manager-role: RBAC widened: delete nodes',
   ]);
+  const file = path
+    .relative(process.cwd(), path.join(PROJECT_ROOT, 'examples', 'management-cluster', 'providers.yaml'))
+    .split(path.sep)
+    .join('/');
+  assert.deepEqual(diagnosticAnnotations([{ file, line: 3, column: 5, path: 'spec.version', message: 'bad, really' }]), [
+    `::error file=${file},line=3,col=5,title=capi-gitops::spec.version: bad, really`,
+  ]);
+});
+
+test('GitHub annotations point only at a file of the work tree: a file of the --base commit (<ref>:<path>) or a directory is named in the message instead, so the annotation is not placed on a file that is not there', () => {
+  const directory = path.relative(process.cwd(), path.join(PROJECT_ROOT, 'examples', 'management-cluster'));
   assert.deepEqual(
-    diagnosticAnnotations([{ file: 'm/providers.yaml', line: 3, column: 5, path: 'spec.version', message: 'bad, really' }]),
-    ['::error file=m/providers.yaml,line=3,col=5,title=capi-gitops::spec.version: bad, really'],
+    diagnosticAnnotations([
+      { file: 'origin/main:m/providers.yaml', line: 32, column: 30, path: 'spec.version', message: 'bad' },
+      { file: directory, message: '--base needs the manifest in a Git repository', hint: 'run it inside one' },
+    ]),
+    [
+      '::error title=capi-gitops::origin/main:m/providers.yaml:32:30: spec.version: bad',
+      `::error title=capi-gitops::${directory}: --base needs the manifest in a Git repository (hint: run it inside one)`,
+    ],
   );
 });
 
