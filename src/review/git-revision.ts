@@ -60,6 +60,15 @@ function gitFailure(err: unknown): string {
   );
 }
 
+/** Whether the repository at `top` is a shallow clone (git rev-parse --is-shallow-repository). */
+async function isShallow(top: string): Promise<boolean> {
+  try {
+    return (await git(top, ['rev-parse', '--is-shallow-repository'])).toString('utf8').trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
 async function existingDirectory(p: string): Promise<string> {
   let dir = path.resolve(p);
   while (
@@ -164,6 +173,13 @@ export async function manifestAtRevision(ref: string, manifestPaths: readonly st
   try {
     commit = (await git(top, ['rev-parse', '--verify', '--end-of-options', `${ref}^{commit}`])).toString('utf8').trim();
   } catch (err) {
+    // actions/checkout fetches one commit unless told fetch-depth: 0: the base is then not there
+    if (await isShallow(top)) {
+      throw new CapiGitopsError({
+        message: `--base ${ref} is not in this clone: it is shallow (${top} holds only the latest commits, not the history --base needs)`,
+        hint: 'check out the whole history (actions/checkout with fetch-depth: 0), or fetch it here with git fetch --unshallow, then run the command again',
+      });
+    }
     throw new CapiGitopsError({
       message: `--base ${ref} is not a commit in ${top}: ${gitFailure(err)}`,
       expected: 'a branch, tag or commit (e.g. HEAD, origin/main)',

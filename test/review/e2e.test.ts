@@ -224,6 +224,30 @@ test('diff --base with a ref that is not a commit: exit 1 with a runnable hint, 
   }
 });
 
+test('diff --base in a shallow clone (actions/checkout without fetch-depth: 0): the annotation says the clone is shallow and how to fetch the history, and points at no file', async () => {
+  const { repo } = makeRepository();
+  const shallow = path.join(tempDir('capi-gitops-review-shallow-'), 'clone');
+  try {
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'manifest');
+    const base = git(repo, 'rev-parse', 'HEAD').trim();
+    writeFileSync(path.join(repo, 'README.md'), '# platform\n');
+    git(repo, 'add', 'README.md');
+    git(repo, 'commit', '-q', '-m', 'readme');
+    git(path.dirname(shallow), 'clone', '-q', '--depth', '1', `file://${repo}`, shallow);
+    const result = await runCli(['diff', ...SOURCE, '--base', base], { cwd: shallow, env: cleanEnv({ GITHUB_ACTIONS: 'true' }) });
+    assert.equal(result.code, 1, result.stderr);
+    const annotation = result.stderr.split('\n').find((line) => line.startsWith('::error'));
+    assert.ok(annotation, result.stderr);
+    assert.ok(annotation.startsWith(`::error title=capi-gitops::--base ${base} is not in this clone: it is shallow`), annotation);
+    assert.match(annotation, /\(hint: .*actions\/checkout with fetch-depth: 0.*git fetch --unshallow/);
+    assert.doesNotMatch(annotation, /Needed a single revision/);
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(path.dirname(shallow), { recursive: true, force: true });
+  }
+});
+
 test('diff --base on the pull request that introduces the manifest (the Action on its first pull request): every object added, exit 0', async () => {
   const { repo, cli } = makeRepository();
   try {
