@@ -5,6 +5,7 @@
  * capi-gitops as a list, never through a shell, so `args` is split once, by words.mjs.
  *   diff     diff --base BASE_SHA --format markdown into $RUNNER_TEMP/capi-gitops-diff.md (output `file`);
  *            a diff that fails is a warning, not the job's failure: check, run next, is the gate
+ *            (its ::error annotations are printed as ::warning)
  *   check    check, failing the job when the committed output is stale
  *   upgrade  plan, update, render: the change is left in the work tree for a pull-request step,
  *            the plan as its body in $RUNNER_TEMP/capi-gitops-upgrade.md (outputs `body-file`, `changed`)
@@ -53,10 +54,19 @@ export function commandLines(command, inputs, env) {
   ];
 }
 
-function runCli(args, env, stdoutFile) {
+/**
+ * Runs capi-gitops. With `asWarnings`, the `::error` annotations it prints become `::warning`:
+ * the step is no gate (diff), so what it could not do must not show as errors on a job that passes.
+ */
+function runCli(args, env, stdoutFile, asWarnings = false) {
   const fd = stdoutFile ? openSync(stdoutFile, 'w') : undefined;
   try {
-    const result = spawnSync('capi-gitops', args, { env, stdio: ['ignore', fd ?? 'inherit', 'inherit'] });
+    const result = spawnSync('capi-gitops', args, {
+      env,
+      stdio: ['ignore', fd ?? 'inherit', asWarnings ? 'pipe' : 'inherit'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    if (asWarnings && result.stderr) process.stderr.write(String(result.stderr).replace(/^::error(?=[ :])/gm, '::warning'));
     if (result.error) {
       process.stderr.write(`::error::capi-gitops could not be started: ${result.error.message}\n`);
       return 1;
@@ -100,7 +110,7 @@ export function main(argv, env) {
   const [first, ...rest] = commandLines(command, inputs, env);
   if (command === 'diff') {
     const file = path.join(temp, 'capi-gitops-diff.md');
-    const status = runCli(first, childEnv, file);
+    const status = runCli(first, childEnv, file, true);
     if (status === 0) {
       setOutput(env, 'file', file);
       return 0;
