@@ -8,8 +8,9 @@
  *   directory and the lockfile. The listener drops further output instead; the run finishes.
  * - An error from the file system (EACCES, ENOSPC, ENOTDIR, ELOOP, …) is about a path the user
  *   gave or the environment: it is reported as a diagnostic naming the path, not as a bug.
- * - `internal error` remains for real bugs; when CAPI_GITOPS_INTERNAL_ERROR_LOG names a file, each
- *   one is also appended there, so the test runner can fail the suite if any CLI test hit one.
+ * - `internal error` remains for real bugs: one line and a hint (the stack with --verbose), and the
+ *   failure document under --json; when CAPI_GITOPS_INTERNAL_ERROR_LOG names a file, each one is
+ *   also appended there with its stack, so the test runner can fail the suite if any CLI test hit one.
  */
 import { appendFileSync } from 'node:fs';
 import type { Diagnostic } from '../core/diagnostics.js';
@@ -95,18 +96,31 @@ export function systemErrorDiagnostic(error: unknown): Diagnostic | undefined {
   };
 }
 
-/** Reports a real bug: the stack goes to stderr and, for the test suite, to CAPI_GITOPS_INTERNAL_ERROR_LOG. */
-export function reportInternalError(error: unknown, argv: readonly string[]): void {
-  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  printError(`internal error: ${text}`);
+/**
+ * Reports a real bug: one line on stderr, the stack too when `stack` (--verbose) asks for it, and
+ * always to CAPI_GITOPS_INTERNAL_ERROR_LOG for the test suite. Returns the problem for a --json
+ * document, which never holds the stack.
+ */
+export function reportInternalError(error: unknown, argv: readonly string[], stack: 'print' | 'flag' | 'none'): Diagnostic {
+  const summary = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const full = error instanceof Error ? (error.stack ?? summary) : summary;
+  const problem: Diagnostic = {
+    message: `internal error: ${summary}`,
+    hint:
+      stack === 'flag'
+        ? 'a bug in capi-gitops: run the command again with --verbose to print the stack trace, and report it with the command that ran'
+        : 'a bug in capi-gitops: report it with the command that ran and what it printed',
+  };
+  printError(`internal error: ${stack === 'print' ? full : summary}\n  hint: ${problem.hint}`);
   const log = process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG;
   if (log) {
     try {
-      appendFileSync(log, `${safeText(argv.join(' '))}\n${safeText(text)}\n\n`);
+      appendFileSync(log, `${safeText(argv.join(' '))}\n${safeText(full)}\n\n`);
     } catch {
       // The report on stderr stands.
     }
   }
+  return problem;
 }
 
 /** Version of every --json document; raised only when a field changes meaning or is removed. */

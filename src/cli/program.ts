@@ -365,12 +365,14 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
   registerEnvironmentSecrets();
   const program = buildProgram();
   // The command that runs and its flags: failures are reported in its terms (--json, hints).
-  let invoked: { name: string; flags: Invocation & { json?: boolean; inPlace?: boolean } } | undefined;
+  let invoked:
+    | { name: string; flags: Invocation & { json?: boolean; inPlace?: boolean; verbose?: boolean }; hasVerbose: boolean }
+    | undefined;
   // a command that never writes (check, diff, plan, convert without --in-place) does not say "nothing was written"
   const writesNothing = () =>
     ['check', 'diff', 'plan'].includes(invoked?.name ?? '') || (invoked?.name === 'convert' && !invoked.flags.inPlace);
   program.hook('preAction', (_root, action) => {
-    invoked = { name: action.name(), flags: action.opts() };
+    invoked = { name: action.name(), flags: action.opts(), hasVerbose: action.options.some((option) => option.long === '--verbose') };
     setReadOnlyCommand(writesNothing() ? invoked.name : undefined);
   });
   const flagArguments = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
@@ -427,7 +429,10 @@ export async function main(argv: string[], output?: CliStreams): Promise<number>
       if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), diagnostics, undefined, notShown));
       return EXIT_FAILED;
     }
-    reportInternalError(err, argv);
+    // the stack only when --verbose asks for it; the hint offers --verbose where the command has it
+    const stack = invoked?.flags.verbose || flagArguments.includes('--verbose') ? 'print' : invoked?.hasVerbose === false ? 'none' : 'flag';
+    const problem = reportInternalError(err, argv, stack);
+    if (jsonRequested()) streams.stdout.write(failureDocument(commandName(), [problem]));
     return EXIT_FAILED;
   }
 }

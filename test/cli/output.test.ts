@@ -254,6 +254,80 @@ test('diff --format json that fails prints the ok: false document check --json p
   }
 });
 
+/**
+ * A stdout whose first write throws a TypeError, as a bug would: the fault is injected through the
+ * streams main() takes, so the run meets an error that is neither a CapiGitopsError nor a system
+ * error (an internal error), at the moment it prints its report.
+ */
+class FaultyStdout {
+  text = '';
+  faulted = false;
+  readonly isTTY = false;
+  write(chunk: string | Uint8Array, encoding?: unknown, callback?: () => void): boolean {
+    if (!this.faulted) {
+      this.faulted = true;
+      throw new TypeError('injected: the report cannot be printed');
+    }
+    this.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') queueMicrotask(done as () => void);
+    return true;
+  }
+  on(): this {
+    return this;
+  }
+  once(): this {
+    return this;
+  }
+}
+
+/** main() in this process with a faulty stdout, without the suite's internal-error log (this test means to make one). */
+async function runWithFaultyStdout(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { main } = await import('../../src/cli/program.js');
+  const stdout = new FaultyStdout();
+  const stderr = new FaultyStdout();
+  stderr.faulted = true;
+  const saved = { cwd: process.cwd(), log: process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG };
+  delete process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG;
+  try {
+    process.chdir(cwd);
+    const code = await main(args, { stdout, stderr } as unknown as Parameters<typeof main>[1]);
+    assert.ok(stdout.faulted, `${args.join(' ')}: the fault was met`);
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    process.chdir(saved.cwd);
+    if (saved.log !== undefined) process.env.CAPI_GITOPS_INTERNAL_ERROR_LOG = saved.log;
+  }
+}
+
+test('an internal error under --json (check, diff, plan, render) prints the failure document, exit 1, and no stack trace unless --verbose asks for it (docs/cli.md#json-output)', async () => {
+  const dir = example();
+  const cache = ['--cache-dir', path.join(dir, 'cache')];
+  assert.equal((await runCli(['render', '-f', 'management-cluster', '-o', 'out', '--quiet', ...cache], { cwd: dir })).code, 0);
+  const source = ['-f', 'management-cluster', ...cache];
+  for (const args of [
+    ['check', ...source, '-o', 'out', '--json'],
+    ['diff', ...source, '-o', 'out', '--format', 'json'],
+    ['plan', ...source, '--json'],
+    ['render', ...source, '-o', 'out', '--json'],
+  ]) {
+    const result = await runWithFaultyStdout(args, dir);
+    assert.equal(result.code, 1, `${args[0]}: ${result.stderr}`);
+    const document = JSON.parse(result.stdout);
+    assert.deepEqual([document.schemaVersion, document.command, document.ok], [1, args[0], false], result.stdout);
+    assert.equal(document.problems.length, 1, result.stdout);
+    assert.equal(document.problems[0].message, 'internal error: TypeError: injected: the report cannot be printed');
+    assert.match(document.problems[0].hint, /a bug in capi-gitops: .*--verbose/);
+    if (args[0] === 'diff') assert.ok(validateDiffJson(document), JSON.stringify(validateDiffJson.errors));
+    assert.match(result.stderr, /^internal error: TypeError: injected: the report cannot be printed\n/m);
+    assert.doesNotMatch(result.stdout + result.stderr, /\n\s+at .+:\d+:\d+\)?\n/, 'no stack trace');
+  }
+  const verbose = await runWithFaultyStdout(['check', ...source, '-o', 'out', '--json', '--verbose'], dir);
+  assert.equal(verbose.code, 1);
+  assert.match(verbose.stderr, /^internal error: TypeError: injected: the report cannot be printed\n\s+at /m, 'the stack with --verbose');
+  assert.doesNotMatch(verbose.stdout, /\s+at /, 'never in the document');
+});
+
 test('a usage error commander finds (an unknown flag, a choice not offered) names its command in the --json document (docs/cli.md: every document has command)', async () => {
   const dir = example();
   for (const args of [
