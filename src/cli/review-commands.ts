@@ -199,6 +199,9 @@ export function fullDiffCommand(flags: DiffFlags, placeholders: string[] = []): 
 
 /** The sides to compare, from the flags; a render's options come with the progress display. */
 function diffRequest(flags: DiffFlags): DiffRequest | ((progress: ProgressReporter) => DiffRequest) {
+  // an empty variable (`--base "$BASE"`) would otherwise diff against no base, which reads like a clean diff
+  if (flags.base !== undefined && flags.base.trim() === '')
+    throw new UsageError(`--base ${JSON.stringify(flags.base)}: expected a branch, tag or commit, e.g. --base origin/main`);
   if (flags.from !== undefined || flags.to !== undefined) {
     if (flags.from === undefined || flags.to === undefined)
       throw new UsageError('--from and --to go together: diff --from <dir> --to <dir>');

@@ -201,6 +201,16 @@ test('update --images --offline is a usage error (exit 2) naming both flags and 
   assert.match(document.usageError ?? '', /^--images and --offline cannot be used together: /);
 });
 
+test('diff --base "" (a base variable left empty) is a usage error, not a diff against no base that looks like a clean one', async () => {
+  const mc = path.join(EXAMPLE, 'management-cluster');
+  for (const base of ['', ' ']) {
+    const result = await run(['diff', '-f', mc, '-o', 'out', '--base', base]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /^error: --base "\s?": expected a branch, tag or commit, e\.g\. --base origin\/main/);
+    assert.equal(result.stdout, '');
+  }
+});
+
 test('-f mc/*.yaml (a shell glob: -f gets the first file, the rest are extra arguments) is a usage error whose hint passes the directory', async () => {
   const mc = path.join(EXAMPLE, 'management-cluster');
   const result = await run(['check', '-f', path.join(mc, 'config.yaml'), path.join(mc, 'providers.yaml'), '-o', 'out']);
