@@ -21,7 +21,10 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 
 type Json = Record<string, unknown>;
 
-/** `spec.patches` or `spec.manifestPatches`, never both (upstream applyPatches and the CRD's CEL rule). */
+/**
+ * `spec.patches` or `spec.manifestPatches`, never both (upstream applyPatches and the CRD's CEL rule),
+ * over every object but the Namespace.
+ */
 export function applyProviderPatches(objs: readonly KObject[], spec: ProviderSpec, origin: ProviderOrigin = {}): KObject[] {
   const patches = spec.patches ?? [];
   const manifestPatches = spec.manifestPatches ?? [];
@@ -34,10 +37,16 @@ export function applyProviderPatches(objs: readonly KObject[], spec: ProviderSpe
       hint: 'move the manifestPatches into spec.patches (a merge patch body with a target selector)',
     });
   }
-  if (patches.length > 0) return applyPatches(objs, patches, origin);
-  if (manifestPatches.length > 0) return applyManifestPatches(objs, manifestPatches, origin);
-  return [...objs];
+  if (patches.length === 0 && manifestPatches.length === 0) return [...objs];
+  // The operator drops Namespace objects before patching (component_customizer.go
+  // customizeObjectsFn): no patch reaches the one kept here, nor fails on it.
+  const patchable = objs.filter((o) => o.kind !== NAMESPACE_KIND);
+  const patched = patches.length > 0 ? applyPatches(patchable, patches, origin) : applyManifestPatches(patchable, manifestPatches, origin);
+  let next = 0;
+  return objs.map((o) => (o.kind === NAMESPACE_KIND ? o : patched[next++]!));
 }
+
+const NAMESPACE_KIND = 'Namespace';
 
 /** The v1 Secrets a patch wrote values into, as they are in the provider's spec, and their keys. */
 export interface PatchedSecret {

@@ -501,6 +501,33 @@ spec:
   assert.deepEqual(patched!.spec.template.spec.containers, [{ name: 'manager', image: 'm:1', resources: { limits: { memory: '1Gi' } } }]);
 });
 
+test(`the Namespace takes no patch, neither an untargeted one nor one aimed at it, and a patch that would fail on it does not: the operator drops it before patching (operator component_customizer.go customizeObjectsFn, phase_fetch.go: applyPatches after it)`, () => {
+  const namespace: KObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'capi-system', labels: { tier: 'ns' } } };
+  const objs = () => [structuredClone(namespace), service('capi-webhook-service')];
+  const untargeted = applyProviderPatches(objs(), { patches: [{ patch: 'metadata:\n  labels:\n    team: platform\n' }] }) as Json[];
+  assert.deepEqual(untargeted[0], namespace);
+  assert.equal(untargeted[1]!.metadata.labels.team, 'platform');
+  const aimed = applyProviderPatches(objs(), {
+    patches: [
+      {
+        target: { kind: 'Namespace' },
+        patch: '- {op: add, path: /metadata/labels/pod-security.kubernetes.io~1enforce, value: privileged}\n',
+      },
+    ],
+  });
+  assert.deepEqual(aimed[0], namespace);
+  // fails on the Namespace (it has no spec), not on the Service
+  const failing = applyProviderPatches(objs(), {
+    patches: [{ patch: '- {op: replace, path: /spec/selector, value: {a: b}}\n' }],
+  }) as Json[];
+  assert.deepEqual(failing[0], namespace);
+  assert.deepEqual(failing[1]!.spec.selector, { a: 'b' });
+  const manifest = applyProviderPatches(objs(), {
+    manifestPatches: ['apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    team: platform\n'],
+  });
+  assert.deepEqual(manifest[0], namespace);
+});
+
 // ---- a value a patch writes into a Secret's data --------------------------------------------
 
 const SECRET_RELEASE = `apiVersion: v1
