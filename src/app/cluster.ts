@@ -318,7 +318,9 @@ async function renderComponents(
         configMaps: manifest.configMaps,
         lookup: notGiven ? secretsNotAtHand(p.lookup, recorded) : p.lookup,
         givenVariables: [...Object.keys(manifest.config.variables ?? {}), ...Object.keys(p.secret?.data ?? {})],
-        imageOverrides: p.images.merged,
+        // the configSecret's first, then Config.images over every image (the operator's two passes)
+        imageOverrides: images,
+        ...(Object.keys(p.images.fromSecret).length > 0 ? { secretImageOverrides: p.images.fromSecret } : {}),
         imageOverridesWithoutSecrets: Object.keys(p.images.fromSecret).length > 0 && !imagesPublic ? images : undefined,
         configImageOverrides: images,
         valuesOptional,

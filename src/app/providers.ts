@@ -34,7 +34,10 @@ export interface PreparedProvider {
   resolved: ResolvedProvider;
   secret: SecretObject | undefined;
   lookup: VariableLookup;
-  /** Config.images with the configSecret's `images` over it, and the configSecret's alone. */
+  /**
+   * Config.images with the configSecret's `images` over it (which key set a tag, for warnings), and
+   * the configSecret's alone (the render's first pass, Config.images then over its images).
+   */
   images: { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> };
 }
 

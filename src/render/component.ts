@@ -95,6 +95,11 @@ export interface ProviderInput {
   /** The variable names given to this provider, for "did you mean" on a missing one. */
   givenVariables: readonly string[];
   imageOverrides: Record<string, ImageMeta>;
+  /**
+   * A configSecret's `images`, applied before `imageOverrides`, which then apply over the images
+   * they wrote (the operator's two passes, see RenderContext.secretImageOverrides).
+   */
+  secretImageOverrides?: Record<string, ImageMeta>;
   /** The overrides without those from a Secret, when some came from one the output may not hold. */
   imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
   /** Config.images alone, which the operator applies again over the images its customisations set. */
@@ -386,6 +391,7 @@ function renderContext(input: ProviderInput, withoutSecrets?: Record<string, Ima
     namespace: r.namespace,
     spec: r.provider.spec,
     imageOverrides: input.imageOverrides,
+    ...(input.secretImageOverrides !== undefined ? { secretImageOverrides: input.secretImageOverrides } : {}),
     imageOverridesWithoutSecrets: withoutSecrets,
     configImageOverrides: input.configImageOverrides,
     origin: originOf(r),

@@ -29,6 +29,12 @@ export interface RenderContext {
   namespace: string;
   spec: ProviderSpec;
   imageOverrides: Record<string, ImageMeta>;
+  /**
+   * A configSecret's `images`: the operator's first pass (clusterctl NewComponents reads them from
+   * the configSecret), before `imageOverrides` (Config.images, its mounted clusterctl.yaml, which
+   * internal/controller/phase_fetch.go imageOverrides applies to every image after it).
+   */
+  secretImageOverrides?: Record<string, ImageMeta>;
   /** The overrides without those from a Secret; set only when some came from one. */
   imageOverridesWithoutSecrets?: Record<string, ImageMeta>;
   /** Config.images alone: the operator's second pass, over images its customisations set. */
@@ -55,9 +61,14 @@ export interface SecretField {
 /** Every transform has this one shape. */
 export type RenderFilter = (objects: KObject[], context: RenderContext) => KObject[];
 
-/** Image overrides; an override from a Secret that changes an image is recorded with its field. */
+/**
+ * Image overrides, a configSecret's first and the others over the images they wrote; an override
+ * from a Secret that changes an image is recorded with its field.
+ */
 const imageOverrides: RenderFilter = (objects, context) => {
-  const rendered = applyImageOverrides(objects, context.label, context.imageOverrides, context.marked);
+  const first = context.secretImageOverrides;
+  const fromSecret = first === undefined ? objects : applyImageOverrides(objects, context.label, first, context.marked);
+  const rendered = applyImageOverrides(fromSecret, context.label, context.imageOverrides, context.marked);
   if (context.imageOverridesWithoutSecrets !== undefined) {
     const without = applyImageOverrides(objects, context.label, context.imageOverridesWithoutSecrets);
     if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {

@@ -31,7 +31,8 @@ function configSecretNameLine(manifest: string): number {
   return lines.lastIndexOf('    name: capex-variables') + 1;
 }
 
-const OVERRIDE = '    infrastructure-example:\n      repository: registry.private.example/capex\n';
+// a tag: the Config's `all` repository applies over a repository the Secret sets (the operator's second pass)
+const OVERRIDE = '    infrastructure-example:\n      tag: v0.2.0-private\n';
 
 test('an image override from a configSecret is refused by default, at the provider spec.configSecret, with nothing written', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
@@ -64,14 +65,14 @@ test('the refusal is the same under a strategy that places Secret data (external
   assert.equal(existsSync(out), false);
 });
 
-test('following the hint: `images` in Config.secrets.public writes the configSecret override over Config.images', async () => {
+test('following the hint: `images` in Config.secrets.public writes the configSecret override, Config.images over the image it wrote', async () => {
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
   appendFileSync(path.join(manifest, 'config.yaml'), 'secrets:\n  public: [images]\n');
   const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(
     readFileSync(path.join(out, DEPLOYMENT), 'utf8'),
-    /\n {8}image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/,
+    /\n {8}image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0-private\n/,
   );
   // the other providers keep Config.images
   assert.match(
@@ -84,7 +85,10 @@ test('following the hint: --secrets inline --allow-secret-values writes the over
   const { manifest, out } = exampleWithSecretImages(OVERRIDE);
   const result = await runCli(['render', '-f', manifest, '-o', out, '--secrets', 'inline', '--allow-secret-values']);
   assert.equal(result.code, 0, result.stderr);
-  assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: registry\.private\.example\/capex\/capex-controller:v0\.2\.0\n/);
+  assert.match(
+    readFileSync(path.join(out, DEPLOYMENT), 'utf8'),
+    /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0-private\n/,
+  );
   // a value from a Secret written to Git: warned every run, and the README lists the file so
   // that diff and review hide its values, as for an inline Secret
   assert.match(
@@ -100,6 +104,13 @@ test('following the hint: --secrets inline --allow-secret-values writes the over
 test('a configSecret override that changes no image of its provider is no refusal (only a changed image would be written)', async () => {
   // the key names another provider's label: this provider's images stay Config.images
   const { manifest, out } = exampleWithSecretImages('    cluster-api:\n      repository: registry.private.example/capi\n');
+  const result = await runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0\n/);
+});
+
+test("a configSecret repository that Config.images' own repository overrides after it reaches no image, so it is no refusal (cluster-api-operator internal/controller/phase_fetch.go: the mounted clusterctl.yaml's overrides last, over every image)", async () => {
+  const { manifest, out } = exampleWithSecretImages('    infrastructure-example:\n      repository: registry.private.example/capex\n');
   const result = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(result.code, 0, result.stderr);
   assert.match(readFileSync(path.join(out, DEPLOYMENT), 'utf8'), /image: mirror\.example\.internal\/capi\/capex-controller:v0\.2\.0\n/);

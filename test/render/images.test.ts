@@ -282,6 +282,21 @@ test('Config.images and the configSecret images both apply; the Secret wins fiel
   assert.deepEqual(mergeImageOverrides({ all: { tag: 'keep' } }, { all: { tag: '' } }), { all: { tag: 'keep' } });
 });
 
+test("a configSecret's images apply first and Config.images over every image after them, as the operator's two passes: Config's repository wins over the Secret's component key, the Secret's tag stays (cluster-api-operator internal/controller/phase_fetch.go: NewComponents with the configSecret, then imageOverrides with the mounted clusterctl.yaml)", async () => {
+  const url = localCoreRelease(CORE_MANAGER_DEPLOYMENT);
+  const dir = writeTempManifest({
+    'providers.yaml':
+      coreManifest(url, 'images:\n  all: {repository: mirror.example/capi}\n').replace(
+        '  version: v0.1.0\n',
+        '  version: v0.1.0\n  configSecret: {name: capi-vars}\n',
+      ) +
+      '---\napiVersion: v1\nkind: Secret\nmetadata: {name: capi-vars, namespace: capi-system}\nstringData:\n  images: |\n    cluster-api:\n      repository: private.example/team-capi\n      tag: v0.3.0\n',
+  });
+  const result = await renderManagementCluster({ manifestPaths: [dir], secretsStrategy: 'inline', allowSecretValues: true });
+  const manager = [...result.files.values()].find((t) => t.includes('kind: Deployment'))!;
+  assert.match(manager, /image: mirror\.example\/capi\/capi:v0\.3\.0\n/);
+});
+
 test('parseImagesValue reads the clusterctl images map from a Secret key', () => {
   const text =
     'all:\n  repository: mirror.example.com/capi\ncluster-api:\n  tag: v1.12.1\ncluster-api/cluster-api-controller:\n  name: mirrored\n';

@@ -72,15 +72,22 @@ test("an image set by deployment.containers[].imageUrl or a patch takes the Conf
     'mirror.internal/capi/cluster-api-controller:v1.12.0-fix',
   ]);
   // the configSecret's overrides are applied by clusterctl's NewComponents, before the customisations
-  assert.deepEqual(images(context({ spec, imageOverrides: { ...fromConfig, ...fromSecret }, configImageOverrides: fromConfig })), [
-    'mirror.internal/capi/cluster-api-controller:v1.12.0-fix',
-  ]);
+  assert.deepEqual(
+    images(context({ spec, imageOverrides: fromConfig, secretImageOverrides: fromSecret, configImageOverrides: fromConfig })),
+    ['mirror.internal/capi/cluster-api-controller:v1.12.0-fix'],
+  );
   assert.deepEqual(images(context({ spec, imageOverrides: fromSecret, configImageOverrides: {} })), [
     'ghcr.io/example/cluster-api-controller:v1.12.0-fix',
   ]);
-  // untouched images keep the first pass's result, the Secret's override included
-  assert.deepEqual(images(context({ imageOverrides: { ...fromConfig, ...fromSecret }, configImageOverrides: fromConfig })), [
-    'secret.internal/capi/cluster-api-controller:v1.12.0',
+  // untouched images take the configSecret's overrides, then the Config's over what they wrote
+  assert.deepEqual(images(context({ imageOverrides: fromConfig, secretImageOverrides: fromSecret, configImageOverrides: fromConfig })), [
+    'mirror.internal/capi/cluster-api-controller:v1.12.0',
+  ]);
+  // the second pass looks its keys up by the name the first wrote (clusterctl imagemeta_client.go getImageMeta)
+  const renamed = { 'cluster-api/cluster-api-controller': { name: 'renamed' } };
+  const tagged = { 'cluster-api/cluster-api-controller': { tag: 'v9' }, 'cluster-api/renamed': { repository: 'mirror.internal/r' } };
+  assert.deepEqual(images(context({ imageOverrides: tagged, secretImageOverrides: renamed, configImageOverrides: tagged })), [
+    'mirror.internal/r/renamed:v1.12.0',
   ]);
   const patches = [
     {
