@@ -19,6 +19,7 @@ import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
 import { tagOverridesOnDigests, unreadImageKeys } from '../render/images.js';
 import { isProviderManagerDeploymentName } from '../render/deployment.js';
+import { namespacePatchFields } from '../render/patches.js';
 import { inspectVariables } from '../render/variables.js';
 import { landedSecrets, lookupWithLanding, secretsNotAtHand } from '../render/secret-landing.js';
 import { providerRawYaml, renderCertManagerComponent, renderProviderComponent, type ProviderRender } from '../render/component.js';
@@ -114,6 +115,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     [
       ...digestTagWarnings(resolution, prepared, rendered.components),
       ...unappliedCustomizationWarnings(prepared, rendered.components),
+      ...namespacePatchWarnings(prepared),
     ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
@@ -210,6 +212,19 @@ function unappliedCustomizationWarnings(prepared: readonly PreparedProvider[], c
       hint: `move it under spec.additionalDeployments.<name>, for the Deployment it is meant for (e.g. spec.additionalDeployments.${names[0]}.${field})`,
     }));
   });
+}
+
+/** Patches aimed at the Namespace, which the operator drops before patching: they change nothing. */
+function namespacePatchWarnings(prepared: readonly PreparedProvider[]): Diagnostic[] {
+  return prepared.flatMap(({ resolved: { provider } }) =>
+    namespacePatchFields(provider.spec).map((field) => ({
+      ...(provider.fieldPosition?.(field) ?? provider.position),
+      object: providerObjectName(provider),
+      path: field.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join(''),
+      message: 'reaches no object: the operator drops the Namespace from the components before it applies patches',
+      hint: `set the Namespace's labels and annotations in a v1 Namespace document named ${provider.namespace} in the manifest, which capi-gitops merges into the Namespace it writes`,
+    })),
+  );
 }
 
 /** Config.images and configSecret images keys that change no image (a provider's name, not its label), each at its key. */

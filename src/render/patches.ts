@@ -48,6 +48,26 @@ export function applyProviderPatches(objs: readonly KObject[], spec: ProviderSpe
 
 const NAMESPACE_KIND = 'Namespace';
 
+/**
+ * The fields of the patches aimed at the Namespace (a target of kind Namespace, a manifest patch
+ * of that kind), which reach no object: the operator drops the Namespace before patching.
+ */
+export function namespacePatchFields(spec: ProviderSpec): (string | number)[][] {
+  const targeted = (spec.patches ?? []).flatMap((p, i) =>
+    p?.target?.kind === NAMESPACE_KIND ? [['spec', 'patches', i, 'target', 'kind']] : [],
+  );
+  const manifest = (spec.manifestPatches ?? []).flatMap((text, i) => {
+    let body: unknown;
+    try {
+      body = parseGoYaml(text);
+    } catch {
+      return []; // told by the render
+    }
+    return isPlainObject(body) && goField(body, 'kind') === NAMESPACE_KIND ? [['spec', 'manifestPatches', i]] : [];
+  });
+  return [...targeted, ...manifest];
+}
+
 /** The v1 Secrets a patch wrote values into, as they are in the provider's spec, and their keys. */
 export interface PatchedSecret {
   object: string;

@@ -10,6 +10,8 @@ import { render } from '../../src/app/render.js';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { CORE_MANAGER_DEPLOYMENT, localCoreRelease } from '../helpers/local-release.js';
 import { readTree } from '../helpers/tree.js';
+import { renderManagementCluster } from '../../src/app/cluster.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
 
 type Json = Record<string, any>;
 
@@ -526,6 +528,36 @@ test(`the Namespace takes no patch, neither an untargeted one nor one aimed at i
     manifestPatches: ['apiVersion: v1\nkind: Namespace\nmetadata:\n  labels:\n    team: platform\n'],
   });
   assert.deepEqual(manifest[0], namespace);
+});
+
+test(`a patch aimed at the Namespace is a warning at that patch, naming the Namespace document that sets its labels instead (operator component_customizer.go customizeObjectsFn drops the Namespace before patching)`, async () => {
+  const url = localCoreRelease(`apiVersion: v1\nkind: Namespace\nmetadata: {name: capi-system}\n---\n${CORE_MANAGER_DEPLOYMENT}`);
+  const patches =
+    '  patches:\n  - target: {kind: Namespace}\n    patch: |\n      metadata: {labels: {team: platform}}\n' +
+    '  - target: {kind: Deployment}\n    patch: |\n      metadata: {labels: {team: platform}}\n';
+  const manifestPatches =
+    '  manifestPatches:\n  - |\n    apiVersion: v1\n    kind: Namespace\n    metadata: {labels: {team: platform}}\n' +
+    '  - |\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {labels: {team: platform}}\n';
+  for (const [body, field, line] of [
+    [patches, 'spec.patches[0].target.kind', 8],
+    [manifestPatches, 'spec.manifestPatches[0]', 8],
+  ] as const) {
+    const dir = writeTempManifest({ 'providers.yaml': patchedSecretManifest(url, body) });
+    const warnings: Diagnostic[] = [];
+    const result = await renderManagementCluster({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    assert.doesNotMatch(
+      [...result.files.values()].find((t) => t.includes('kind: Namespace'))!,
+      /team/,
+    );
+    const told = warnings.filter((w) => w.path?.startsWith('spec.'));
+    assert.deepEqual(
+      told.map((w) => [w.path, w.file, w.line]),
+      [[field, path.join(dir, 'providers.yaml'), line]],
+      JSON.stringify(warnings),
+    );
+    assert.match(told[0]!.message, /reaches no object: the operator drops the Namespace from the components before it applies patches/);
+    assert.match(told[0]!.hint!, /a v1 Namespace document named capi-system/);
+  }
 });
 
 // ---- a value a patch writes into a Secret's data --------------------------------------------
