@@ -11,6 +11,7 @@ import { describeObject } from '../core/kobject.js';
 import { artifactDisplayName } from '../core/repository.js';
 import type { Manifest, SecretObject, SourcePosition } from '../manifest/types.js';
 import { loadManifest } from '../manifest/load.js';
+import { closestName } from '../manifest/fields.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
@@ -116,6 +117,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       ...digestTagWarnings(resolution, prepared, rendered.components),
       ...unappliedCustomizationWarnings(prepared, rendered.components),
       ...namespacePatchWarnings(prepared),
+      ...unreadAdditionalDeploymentWarnings(prepared, rendered.components),
     ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
@@ -211,6 +213,51 @@ function unappliedCustomizationWarnings(prepared: readonly PreparedProvider[], c
       message: `applies to no Deployment of ${label}: of several Deployments, the operator customizes only those named ca*-controller-manager, and none of ${names.join(', ')} is`,
       hint: `move it under spec.additionalDeployments.<name>, for the Deployment it is meant for (e.g. spec.additionalDeployments.${names[0]}.${field})`,
     }));
+  });
+}
+
+/**
+ * spec.additionalDeployments entries the operator reads for no Deployment: it reads an entry only
+ * among several Deployments, for one of that name not named ca*-controller-manager
+ * (render/deployment.ts), and says nothing of the others.
+ */
+function unreadAdditionalDeploymentWarnings(prepared: readonly PreparedProvider[], components: readonly RenderedComponent[]): Diagnostic[] {
+  return prepared.flatMap(({ resolved: { provider, label } }) => {
+    const names = (components.find((c) => c.label === label)?.objects ?? [])
+      .filter((o) => o.kind === 'Deployment')
+      .map((d) => String(d.metadata.name))
+      .sort(compareStrings);
+    return Object.keys(provider.spec.additionalDeployments ?? {}).flatMap((key) => {
+      const read = names.length > 1 && names.includes(key) && !isProviderManagerDeploymentName(key);
+      if (read) return [];
+      const others = names.filter((n) => n.length > 0 && !isProviderManagerDeploymentName(n));
+      const [message, hint] =
+        names.length === 1 && names[0] === key
+          ? [
+              `is read for no Deployment: with one Deployment (${key}), the operator customizes it from spec.deployment and spec.manager`,
+              `move its deployment and manager to spec.deployment and spec.manager`,
+            ]
+          : names.includes(key)
+            ? [
+                `is read for no Deployment: ${key} is named ca*-controller-manager, which the operator customizes from spec.deployment and spec.manager`,
+                `move its deployment and manager to spec.deployment and spec.manager`,
+              ]
+            : [
+                `names no Deployment of ${label} (${names.join(', ') || 'none'}), so it changes nothing`,
+                names.length > 1 && others.length > 0
+                  ? `name one of: ${others.join(', ')}${closestName(key, others) ? ` (did you mean ${closestName(key, others)}?)` : ''}`
+                  : 'remove it: the operator reads additionalDeployments only among several Deployments',
+              ];
+      return [
+        {
+          ...(provider.fieldPosition?.(['spec', 'additionalDeployments', key]) ?? provider.position),
+          object: providerObjectName(provider),
+          path: `spec.additionalDeployments.${key}`,
+          message,
+          hint,
+        },
+      ];
+    });
   });
 }
 

@@ -692,3 +692,36 @@ test('spec.deployment and spec.manager that no Deployment takes (several, none n
   const managed = await run(release('capa-controller-manager'), '  deployment: {replicas: 3}\n');
   assert.deepEqual(managed.warnings, []);
 });
+
+test('a spec.additionalDeployments entry the operator reads for no Deployment is a warning at its key: a name no Deployment has (the closest named), the manager-named one, or any with a single Deployment (operator component_customizer.go customizeObjectsFn)', async () => {
+  const release = (...names: string[]) =>
+    localCoreRelease(names.map((name) => CORE_MANAGER_DEPLOYMENT.replace('name: capi-controller-manager', `name: ${name}`)).join('---\n'));
+  const run = async (url: string, spec: string) => {
+    const dir = writeTempManifest({ 'providers.yaml': coreManifest(url).replace('  version: v0.1.0\n', `  version: v0.1.0\n${spec}`) });
+    const warnings: Diagnostic[] = [];
+    await renderManagementCluster({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    return warnings.filter((w) => w.path?.startsWith('spec.additionalDeployments'));
+  };
+  const entries = (...names: string[]) =>
+    '  additionalDeployments:\n' + names.map((name) => `    ${name}:\n      deployment: {replicas: 3}\n`).join('');
+  const several = release('capi-controller-manager', 'acme-webhook');
+  const misspelt = await run(several, entries('acme-webhok', 'acme-webhook'));
+  assert.deepEqual(
+    misspelt.map((w) => [w.path, w.line]),
+    [['spec.additionalDeployments.acme-webhok', 8]],
+  );
+  assert.match(misspelt[0]!.message, /names no Deployment of cluster-api \(acme-webhook, capi-controller-manager\)/);
+  assert.match(misspelt[0]!.hint!, /acme-webhook/);
+  const manager = await run(several, entries('capi-controller-manager'));
+  assert.deepEqual(
+    manager.map((w) => w.path),
+    ['spec.additionalDeployments.capi-controller-manager'],
+  );
+  assert.match(manager[0]!.hint!, /spec\.deployment/);
+  const single = await run(release('acme-webhook'), entries('acme-webhook'));
+  assert.deepEqual(
+    single.map((w) => w.path),
+    ['spec.additionalDeployments.acme-webhook'],
+  );
+  assert.match(single[0]!.message, /one Deployment/);
+});
