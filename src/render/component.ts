@@ -456,7 +456,13 @@ function secretUseOf(result: SubstitutionResult): SecretUse | undefined {
   return { names: secret.map(([name]) => name), origins: [...new Set(secret.map(([, v]) => v.origin))].sort(compareStrings) };
 }
 
-/** apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); the filters read both. */
+/**
+ * apimachinery refuses an object without apiVersion or kind ("Object 'Kind' is missing"); the filters read both.
+ * A List (`kind: List`, or `<Kind>List` with top-level `items`) is refused too: clusterctl's
+ * util/yaml ToUnstructured keeps it one object, fixTargetNamespace and addCommonLabels change it and
+ * not its items, and the apply fails, as the API server has no List resource. Written out,
+ * kustomize would expand it, with its items in the namespaces they name.
+ */
 function requireKinds(parsed: readonly KObject[][], source: string): void {
   const problems: Diagnostic[] = [];
   for (const objects of parsed)
@@ -467,6 +473,15 @@ function requireKinds(parsed: readonly KObject[][], source: string): void {
           message: `object ${index + 1} has no ${typeof o.kind !== 'string' || !o.kind ? 'kind' : 'apiVersion'}`,
           expected: 'Kubernetes objects, each with apiVersion, kind and metadata',
           hint: 'check that the artifact is a provider components file',
+        });
+      } else if (o.kind.endsWith('List') && Array.isArray(o.items)) {
+        problems.push({
+          file: source,
+          message: `object ${index + 1} is a List (kind ${o.kind}), not an object clusterctl can install`,
+          expected: 'one Kubernetes object per YAML document',
+          hint:
+            'write each item of the List as a YAML document of its own (separated by `---`) in the artifact, ' +
+            'or in the spec.additionalManifests ConfigMap when the List comes from there',
         });
       }
     });

@@ -263,6 +263,32 @@ test('an object without kind is refused before the filters (apimachinery "Object
   );
 });
 
+test('a List document is refused, named or not, not written for kustomize to expand (util/yaml ToUnstructured keeps it one object, components.go fixTargetNamespace moves only it)', async () => {
+  // clusterctl reads each document as one object: the List gets the target namespace and the
+  // labels, its items neither, and the operator's apply fails (the API server has no List
+  // resource). Written out, kustomize would expand it with the items in their own namespaces.
+  const text =
+    'apiVersion: v1\nkind: Namespace\nmetadata: {name: capex-system}\n---\n' +
+    'apiVersion: v1\nkind: List\nmetadata: {name: stuff}\nitems:\n- {apiVersion: v1, kind: ServiceAccount, metadata: {name: a, namespace: capex-system}}\n---\n' +
+    'apiVersion: v1\nkind: ServiceAccountList\nitems: []\n';
+  const outcome = await renderProviderComponent(input({ resolved: resolved(text) }), recordingRun([]));
+  assert.equal(outcome.component, undefined);
+  assert.deepEqual(
+    outcome.problems.map((d) => [d.file, d.message]),
+    [
+      [
+        'infrastructure-example v0.1.0 infrastructure-components.yaml',
+        'object 2 is a List (kind List), not an object clusterctl can install',
+      ],
+      [
+        'infrastructure-example v0.1.0 infrastructure-components.yaml',
+        'object 3 is a List (kind ServiceAccountList), not an object clusterctl can install',
+      ],
+    ],
+  );
+  assert.match(outcome.problems[0]!.hint ?? '', /document of its own/);
+});
+
 test('a problem of the whole parse batch reaches the component as it is: the same diagnostics, so the run reports them once', async () => {
   const batch = new CapiGitopsError({ file: 'other', message: 'the inputs of this run hold more than 1 YAML nodes' });
   const outcome = await renderProviderComponent(
