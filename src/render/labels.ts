@@ -3,7 +3,7 @@
  * every object of a provider's components gets them on metadata.labels only; pod templates and
  * selectors are left alone, so Deployment selectors never change.
  */
-import type { KObject } from '../core/kobject.js';
+import { isPlainObject, type KObject } from '../core/kobject.js';
 
 /** clusterctl api/v1alpha3 labels.go ClusterctlLabel. */
 export const CLUSTERCTL_LABEL = 'clusterctl.cluster.x-k8s.io';
@@ -17,9 +17,20 @@ export function commonLabels(manifestLabel: string): Record<string, string> {
   return { [CLUSTERCTL_LABEL]: '', [PROVIDER_NAME_LABEL]: manifestLabel };
 }
 
+/**
+ * apimachinery's unstructured GetLabels and GetAnnotations (NestedStringMap): the map when it is a
+ * map of strings, else nothing, so that a caller adding keys starts from an empty map, as
+ * clusterctl's addCommonLabels, addCerManagerLabel and addCerManagerAnnotations do: a value that
+ * is not a string (`version: 1.0`, `enabled: true`, an empty value) drops the whole map.
+ */
+export function stringMapOf(value: unknown): Record<string, string> | undefined {
+  if (!isPlainObject(value) || !Object.values(value).every((v) => typeof v === 'string')) return undefined;
+  return value as Record<string, string>;
+}
+
 /** Set `labels` on every object's metadata.labels, replacing values of the same keys. */
 export function addLabels(objs: KObject[], labels: Record<string, string>): KObject[] {
-  return objs.map((obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), ...labels } } }));
+  return objs.map((obj) => ({ ...obj, metadata: { ...obj.metadata, labels: { ...stringMapOf(obj.metadata?.labels), ...labels } } }));
 }
 
 /** clusterctl addCommonLabels for the provider whose manifest label is `manifestLabel`. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../src/core/kobject.js';
 import { addCommonLabels, commonLabels } from '../../src/render/labels.js';
 import { removeOwnerReferences } from '../../src/render/owner-references.js';
+import { addCertManagerLabels } from '../../src/render/cert-manager.js';
 import { corpusObjects } from '../helpers/corpus-objects.js';
 
 test('common labels are the manifest label and an empty clusterctl label (clusterctl components.go getCommonLabels)', () => {
@@ -72,4 +73,37 @@ test('ownerReferences are removed and objects without them are returned as they 
   assert.ok(!('ownerReferences' in out[0].metadata));
   assert.equal(out[1], plain);
   assert.ok(Array.isArray(owned.metadata.ownerReferences), 'input must not be mutated');
+});
+
+test('labels holding a value that is not a string are replaced by the common labels alone (clusterctl components.go addCommonLabels: GetLabels is nil then)', () => {
+  // unstructured GetLabels reads metadata.labels with NestedStringMap, which gives nil for a map
+  // with any value that is not a string; addCommonLabels then sets a new map of its two labels.
+  // Kept, `version: 1.0` would be written as a number, which kubectl and the API server refuse.
+  const objs: KObject[] = [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'a', labels: { 'app.kubernetes.io/name': 'acme', version: 1, on: true } as never },
+    },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'b', labels: { empty: null } as never } },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'c', labels: ['x'] as never } },
+  ];
+  for (const out of addCommonLabels(objs, 'infrastructure-acme'))
+    assert.deepEqual(
+      out.metadata.labels,
+      { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'infrastructure-acme' },
+      out.metadata.name,
+    );
+});
+
+test('cert-manager objects whose labels hold a value that is not a string get its two labels alone (clusterctl cert_manager.go addCerManagerLabel)', () => {
+  const obj: KObject = {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: 'a', labels: { app: 'cert-manager', version: 1.13 } as never },
+  };
+  assert.deepEqual(addCertManagerLabels([obj])[0]!.metadata.labels, {
+    'clusterctl.cluster.x-k8s.io': '',
+    'clusterctl.cluster.x-k8s.io/core': 'cert-manager',
+  });
 });
