@@ -7,7 +7,7 @@
 import type { KObject } from '../core/kobject.js';
 import type { ImageMeta } from '../manifest/types.js';
 import { applyImageOverrides } from './images.js';
-import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL } from './labels.js';
+import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL, stringMapOf } from './labels.js';
 
 /** clusterctl config CertManagerImageComponent: the images key for cert-manager. */
 const CERT_MANAGER_COMPONENT = 'cert-manager';
@@ -21,11 +21,14 @@ export function addCertManagerLabels(objs: KObject[]): KObject[] {
   return addLabels(objs, { [CLUSTERCTL_LABEL]: '', [CLUSTERCTL_CORE_LABEL]: CERT_MANAGER_CORE_LABEL_VALUE });
 }
 
-/** addCerManagerAnnotations: the cert-manager version on every object. */
+/**
+ * addCerManagerAnnotations: the cert-manager version on every object (annotations that are not
+ * all strings are dropped, as GetAnnotations reads them).
+ */
 export function addCertManagerVersionAnnotation(objs: KObject[], version: string): KObject[] {
   return objs.map((obj) => ({
     ...obj,
-    metadata: { ...obj.metadata, annotations: { ...(obj.metadata?.annotations ?? {}), [CERT_MANAGER_VERSION_ANNOTATION]: version } },
+    metadata: { ...obj.metadata, annotations: { ...stringMapOf(obj.metadata?.annotations), [CERT_MANAGER_VERSION_ANNOTATION]: version } },
   }));
 }
 

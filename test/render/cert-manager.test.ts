@@ -85,3 +85,10 @@ test('label and annotation helpers replace stale values and keep the rest', () =
     a: 'b',
   });
 });
+
+test('annotations holding a value that is not a string are replaced by the version annotation alone (clusterctl cert_manager.go addCerManagerAnnotations: GetAnnotations is nil then)', () => {
+  const o = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { keep: 'x', replicas: 2 } as never } } as KObject;
+  assert.deepEqual(addCertManagerVersionAnnotation([o], 'v1.13.0')[0]!.metadata.annotations, {
+    'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0',
+  });
+});
