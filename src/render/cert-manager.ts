@@ -7,6 +7,7 @@
 import type { KObject } from '../core/kobject.js';
 import type { ImageMeta } from '../manifest/types.js';
 import { applyImageOverrides } from './images.js';
+import { convertTypedMetadata, FIX_IMAGES_KINDS } from './typed-metadata.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL, stringMapOf } from './labels.js';
 
 /** clusterctl config CertManagerImageComponent: the images key for cert-manager. */
@@ -34,6 +35,6 @@ export function addCertManagerVersionAnnotation(objs: KObject[], version: string
 
 /** The whole clusterctl treatment of the cert-manager manifest, in clusterctl's order. */
 export function decorateCertManager(objs: KObject[], version: string, overrides: Record<string, ImageMeta>): KObject[] {
-  const withImages = applyImageOverrides(objs, CERT_MANAGER_COMPONENT, overrides);
+  const withImages = applyImageOverrides(convertTypedMetadata(objs, FIX_IMAGES_KINDS), CERT_MANAGER_COMPONENT, overrides);
   return addCertManagerVersionAnnotation(addCertManagerLabels(withImages), version);
 }

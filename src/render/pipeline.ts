@@ -13,6 +13,7 @@ import { addCommonLabels } from './labels.js';
 import { customizeDeployments, type ProviderOrigin } from './deployment.js';
 import { applyProviderPatches } from './patches.js';
 import { removeOwnerReferences } from './owner-references.js';
+import { convertTypedMetadata, PROVIDER_CONVERTED_KINDS } from './typed-metadata.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
 import { sortObjects } from '../core/order.js';
@@ -83,12 +84,15 @@ const imageOverrides: RenderFilter = (objects, context) => {
 };
 
 /**
- * A provider's filters in order: clusterctl's NewComponents (images, target namespace, labels),
+ * A provider's filters in order: clusterctl's NewComponents (the labels and annotations its Go
+ * conversions read, images, target namespace, labels),
  * then the operator's customisations (deployment, patches, then Config.images over the images
  * they set), ownerReferences removed, the
  * inventory objects added (the inventory CRD rides with the core provider), and the output order.
  */
 export const PROVIDER_FILTERS: readonly RenderFilter[] = [
+  // the labels and annotations of the objects FixImages and fixTargetNamespace convert to Go types
+  (objects) => convertTypedMetadata(objects, PROVIDER_CONVERTED_KINDS),
   imageOverrides,
   (objects, { origin, spec, namespace }) => {
     const ref = spec.additionalManifests ?? undefined;

@@ -92,3 +92,14 @@ test('annotations holding a value that is not a string are replaced by the versi
     'cert-manager.clusterctl.cluster.x-k8s.io/version': 'v1.13.0',
   });
 });
+
+test('cert-manager Deployments keep an empty label as "" and refuse one that is not a string (clusterctl objs.go FixImages converts them to their Go type)', () => {
+  const deployment = (labels: unknown) =>
+    ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'cert-manager', namespace: 'cert-manager', labels } }) as KObject;
+  assert.deepEqual(decorateCertManager([deployment({ app: null })], 'v1.13.0', {})[0]!.metadata.labels, {
+    app: '',
+    'clusterctl.cluster.x-k8s.io': '',
+    'clusterctl.cluster.x-k8s.io/core': 'cert-manager',
+  });
+  assert.throws(() => decorateCertManager([deployment({ version: 1 })], 'v1.13.0', {}), /is a number, not a string/);
+});

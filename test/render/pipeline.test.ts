@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KObject } from '../../src/core/kobject.js';
+import type { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { PROVIDER_FILTERS, renderComponent, type RenderContext, type RenderFilter } from '../../src/render/pipeline.js';
 
 function deployment(image: string): KObject {
@@ -98,4 +99,44 @@ test("an image set by deployment.containers[].imageUrl or a patch takes the Conf
   assert.deepEqual(images(context({ spec: { patches }, imageOverrides: fromConfig, configImageOverrides: fromConfig })), [
     'mirror.internal/capi/manager:v2',
   ]);
+});
+
+test('objects clusterctl converts to their Go type keep an empty label as "" and refuse a label or annotation that is not a string (objs.go FixImages, components.go fixTargetNamespace: scheme.Convert)', () => {
+  // FixImages converts every Deployment and DaemonSet, fixTargetNamespace every binding, webhook
+  // configuration and CRD: a null value becomes "", a number or a boolean fails the conversion.
+  // Other objects are read with GetLabels, which drops a map holding a null (labels.test.ts).
+  const common = { 'clusterctl.cluster.x-k8s.io': '', 'cluster.x-k8s.io/provider': 'cluster-api' };
+  const withEmpty = {
+    ...deployment('registry.k8s.io/capi:v1'),
+    metadata: { name: 'd', labels: { a: null, keep: 'x' } as never },
+  } as KObject;
+  const account = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 's', labels: { a: null, keep: 'x' } as never } } as KObject;
+  const out = renderComponent([withEmpty, account], context());
+  assert.deepEqual(out.find((o) => o.kind === 'Deployment')!.metadata.labels, { a: '', keep: 'x', ...common });
+  assert.deepEqual(out.find((o) => o.kind === 'ServiceAccount')!.metadata.labels, common);
+
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'b', labels: { version: 1.0 } as never },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'r' },
+  } as KObject;
+  const annotated = {
+    ...deployment('registry.k8s.io/capi:v1'),
+    metadata: { name: 'd', annotations: { enabled: true } as never },
+  } as KObject;
+  assert.throws(
+    () => renderComponent([binding, annotated], context()),
+    (err: CapiGitopsError) => {
+      assert.deepEqual(
+        err.diagnostics.map((d) => [d.object, d.path, d.message]),
+        [
+          ['Deployment/d', 'metadata.annotations["enabled"]', 'is a boolean, not a string'],
+          ['ClusterRoleBinding/b', 'metadata.labels["version"]', 'is a number, not a string'],
+        ],
+      );
+      assert.match(err.diagnostics[1]!.hint ?? '', /quote/);
+      return true;
+    },
+  );
 });
