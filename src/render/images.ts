@@ -261,18 +261,23 @@ function imageDiagnostic(obj: KObject, path: string, message: string): Diagnosti
   };
 }
 
-/** Every image of every Deployment and DaemonSet (InspectImages), sorted and unique. */
-/** Every container image field: the object, the field path and its value (for tracking where a value went). */
-export function imageFields(objs: KObject[]): { object: string; path: string; image: unknown }[] {
+/**
+ * Every container image field: the object, the field path and its value (for tracking where a
+ * value went). With `namespace`, each object is named in that namespace: the one clusterctl's
+ * fixTargetNamespace moves every Deployment and DaemonSet to after FixImages, so a field recorded
+ * before the move names the object as it is written.
+ */
+export function imageFields(objs: KObject[], namespace?: string): { object: string; path: string; image: unknown }[] {
   return objs.flatMap((obj) =>
     containerImages(obj).map((entry) => ({
-      object: describeObject(obj),
+      object: describeObject(namespace === undefined ? obj : { kind: obj.kind, metadata: { ...obj.metadata, namespace } }),
       path: imagePath(entry),
       image: entry.image,
     })),
   );
 }
 
+/** Every image of every Deployment and DaemonSet (InspectImages), sorted and unique. */
 export function inspectImages(objs: KObject[]): string[] {
   const images = new Set<string>();
   for (const obj of objs) {

@@ -74,7 +74,8 @@ const imageOverrides: RenderFilter = (objects, context) => {
     const without = applyImageOverrides(objects, context.label, context.imageOverridesWithoutSecrets);
     if (inspectImages(without).join('\n') !== inspectImages(rendered).join('\n')) {
       const before = imageFields(without);
-      imageFields(rendered).forEach((field, i) => {
+      // named in the target namespace, where fixTargetNamespace moves them next
+      imageFields(rendered, context.namespace).forEach((field, i) => {
         if (field.image !== before[i]?.image)
           context.secretFields.push({ object: field.object, path: field.path, source: 'image overrides' });
       });

@@ -140,3 +140,18 @@ test('objects clusterctl converts to their Go type keep an empty label as "" and
     },
   );
 });
+
+test('the field an image override from a Secret reached is recorded on the object as it is written: in the target namespace, where fixTargetNamespace moves it after FixImages (components.go NewComponents order)', () => {
+  // the inline strategy lists the files holding secret values by these objects: recorded in the
+  // artifact's namespace, the Deployment's file went unlisted when the target differs
+  const moved = context({
+    namespace: 'capi-prod',
+    imageOverrides: { all: { repository: 'private.example.com/capi' } },
+    imageOverridesWithoutSecrets: {},
+  });
+  const rendered = renderComponent([deployment('registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0')], moved);
+  assert.ok(rendered.some((o) => o.kind === 'Deployment' && o.metadata.namespace === 'capi-prod'));
+  assert.deepEqual(moved.secretFields, [
+    { object: 'Deployment/capi-prod/capi-controller-manager', path: 'spec.template.spec.containers[0].image', source: 'image overrides' },
+  ]);
+});
