@@ -161,11 +161,10 @@ async function additionalLiteralSecrets<M extends TaintMarks>(
 ): Promise<{ object: string; keys: string[] }[] | undefined> {
   if (!mayHoldSecret(additional)) return undefined;
   const written = literalSecrets(await run.parse({ text: additional, source, keepOutOfCache: true }).catch(() => []));
+  // by name only: whatever namespace the text names, fixTargetNamespace moved the Secret into the provider's
   const found = written.flatMap((secret) =>
     component.objects
-      .filter(
-        (o) => o.kind === 'Secret' && o.metadata?.name === secret.name && (!secret.namespace || o.metadata.namespace === secret.namespace),
-      )
+      .filter((o) => o.kind === 'Secret' && o.metadata?.name === secret.name)
       .map((o) => ({ object: describeObject(o), keys: secret.keys })),
   );
   return found.length > 0 ? found : undefined;

@@ -202,6 +202,21 @@ test(`a Secret of the additional manifests with a value written as it is is refu
     if (file.endsWith('.yaml')) assert.ok(!readFileSync(path.join(out, file), 'utf8').includes(token), file);
 });
 
+test("a Secret of the additional manifests written for another namespace is refused as well: fixTargetNamespace moves it into the provider's, where its value is written (clusterctl components.go fixTargetNamespace)", async () => {
+  const token = 'ghp_AdditionalManifestsLiteral0123456789';
+  const secret = `apiVersion: v1\nkind: Secret\nmetadata:\n  name: extra-creds\n  namespace: monitoring\nstringData:\n  token: ${token}\n`;
+  const dir = writeTempManifest({ 'providers.yaml': core(secret) });
+  const out = path.join(dir, 'out');
+  const refused = await runCli(['render', '-f', path.join(dir, 'providers.yaml'), '-o', out]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /ConfigMap capi-system\/extra write values into Secret\/capi-system\/extra-creds \(stringData\.token\) as they are/,
+  );
+  assert.ok(!refused.stderr.includes(token));
+  assert.equal(existsSync(out), false);
+});
+
 test('a Secret of the additional manifests with a value written as it is never reaches the parsed-artifact cache, refused or written inline (docs/secrets.md: the cache never stores a text that holds a secret value)', async () => {
   const token = 'ghp_AdditionalManifestsCached0123456789';
   const awsUrl = pathToFileURL(path.join(FIXTURES, 'secrets', 'infrastructure-aws', 'latest', 'infrastructure-components.yaml')).href;
