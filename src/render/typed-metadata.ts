@@ -39,7 +39,9 @@ function converted(obj: KObject, bag: DiagnosticBag): KObject {
     const map: unknown = metadata?.[key];
     if (map === undefined || map === null) continue;
     const where = { object: describeObject(obj), expected: 'a string' };
-    const hint = `quote the value in the components file: labels and annotations hold strings only, and clusterctl refuses ${obj.kind} objects that hold anything else`;
+    const hint =
+      'quote the value in the components file (or the additionalManifests ConfigMap), a `${NAME}` reference that gives it too: ' +
+      `labels and annotations hold strings only, and clusterctl refuses ${obj.kind} objects that hold anything else`;
     if (!isPlainObject(map)) {
       bag.add({ ...where, path: `metadata.${key}`, message: `is a ${typeName(map)}, not a map`, expected: 'a map of strings', hint });
       continue;
