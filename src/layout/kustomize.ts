@@ -136,7 +136,11 @@ function sameObjectTwice(component: RenderedComponent, owners: Map<string, strin
         message: `${describeObject(obj)} is in both ${first} and ${component.label}: one object can belong to one component only`,
         object: describeObject(obj),
         expected: 'each object in one component',
-        hint: 'if both providers name the same additionalManifests ConfigMap, name it from one of them only',
+        hint:
+          'if both providers name the same additionalManifests ConfigMap, name it from one of them only; ' +
+          "if the components of both hold it (clusterctl lets the later install overwrite the earlier's), " +
+          (obj.metadata?.namespace ? 'install the providers in different namespaces, or ' : '') +
+          'point one of them at an artifact without it (fetchConfig.url, or a Config repositories entry)',
       });
   }
 }

@@ -370,6 +370,19 @@ test('one object in two components is an error naming both (kubectl kustomize re
     error.diagnostics.map((d) => d.message),
     ['ServiceAccount/capi-system/extra-sa is in both cluster-api and bootstrap-kubeadm: one object can belong to one component only'],
   );
+  // both providers' artifacts may hold it (two providers of one team in one namespace): the hint
+  // names what to do then too, not only the additionalManifests ConfigMap both may name
+  assert.match(error.diagnostics[0]!.hint ?? '', /additionalManifests ConfigMap/);
+  assert.match(error.diagnostics[0]!.hint ?? '', /components of both hold it.*different namespaces.*an artifact without it/);
+  const role = () => obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'shared-role');
+  const clusterScoped = expectError(() =>
+    layoutKustomize([
+      component('CoreProvider', 'cluster-api', 'cluster-api', 'capi-system', [role()]),
+      component('BootstrapProvider', 'bootstrap-kubeadm', 'kubeadm', 'capi-system', [role()]),
+    ]),
+  );
+  assert.doesNotMatch(clusterScoped.diagnostics[0]!.hint ?? '', /different namespaces/);
+  assert.match(clusterScoped.diagnostics[0]!.hint ?? '', /an artifact without it/);
   // the same name in another namespace, or of another kind, is another object
   layoutKustomize([
     component('CoreProvider', 'cluster-api', 'cluster-api', 'capi-system', [shared()]),
