@@ -267,9 +267,14 @@ export async function renderProviderComponent<M extends TaintMarks>(input: Provi
         };
       }
     } catch (err) {
-      // a filter's problem about a field of the provider points at that field in the manifest
+      // a filter's problem about a field of the provider points at that field in the manifest; one
+      // about a rendered object names the artifact it came from
       if (err instanceof CapiGitopsError)
-        throw new CapiGitopsError(err.diagnostics.map((d) => atProviderField(d, [r.provider], providerObjectName)));
+        throw new CapiGitopsError(
+          err.diagnostics.map((d) =>
+            d.file === undefined ? { ...d, file: source } : atProviderField(d, [r.provider], providerObjectName),
+          ),
+        );
       throw err;
     }
   } catch (err) {

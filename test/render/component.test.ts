@@ -289,6 +289,16 @@ test('a List document is refused, named or not, not written for kustomize to exp
   assert.match(outcome.problems[0]!.hint ?? '', /document of its own/);
 });
 
+test("a filter's problem about a rendered object names the artifact it came from, as a parse problem does", async () => {
+  const text = COMPONENTS.replace('registry.example.com/capex:v0.1.0', 'Registry.Example.com/CAPEX:v0.1.0');
+  const outcome = await renderProviderComponent(input({ resolved: resolved(text) }), recordingRun([]));
+  assert.equal(outcome.component, undefined);
+  assert.deepEqual(
+    outcome.problems.map((d) => [d.file, d.object]),
+    [['infrastructure-example v0.1.0 infrastructure-components.yaml', 'Deployment/capex-system/capex-controller-manager']],
+  );
+});
+
 test('a problem of the whole parse batch reaches the component as it is: the same diagnostics, so the run reports them once', async () => {
   const batch = new CapiGitopsError({ file: 'other', message: 'the inputs of this run hold more than 1 YAML nodes' });
   const outcome = await renderProviderComponent(
