@@ -37,7 +37,7 @@ for (const [args, what] of [
 
 test('update --images refuses a fleet with the way a fleet takes a moved tag (docs/images.md), not a version move', async () => {
   const dir = writeTempManifest({ 'fleet.yaml': FLEET });
-  const r = await runCli(['update', '--images', '-f', dir, '--offline', '--cache-dir', path.join(dir, 'cache')]);
+  const r = await runCli(['update', '--images', '-f', dir, '--cache-dir', path.join(dir, 'cache')]);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /error: Config: clusters: update works on a single cluster, and this manifest declares a fleet/);
   const hint = /hint: (.*)/.exec(r.stderr)?.[1] ?? '';
