@@ -380,9 +380,12 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   const documents = renderChart(input.chart, context, problems);
   const otherTool = otherToolProblem(documents, input);
   if (otherTool) throw new CapiGitopsError(otherTool);
-  for (const problem of [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input)]) problems.add(problem);
+  // at a line whose value a template's run left unset (told), a document's problem is that value's
+  const unsure = new Set(documents.flatMap((d) => [...(d.unsure ?? [])]));
+  const own = (d: Diagnostic) => !unsure.has(`${d.file}\0${d.line}`);
   const unknown = unknownFieldProblems(documents, input);
-  for (const problem of unknown.errors) problems.add(problem);
+  for (const problem of [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input), ...unknown.errors])
+    if (own(problem)) problems.add(problem);
   problems.throwIfAny();
   for (const doubt of unknown.doubts) input.onWarning?.(doubt);
   const elsewhere = bootstrapSourceElsewhere(documents, input);

@@ -513,6 +513,24 @@ test('two values one template lacks, one of them read through a missing parent, 
   assert.match(stderr, /^3 problems; nothing was written\n$/m);
 });
 
+test("a missing value does not hide what else its template gets wrong: an {{#each}} over a string, a required value unset and a misspelt field of the same template are told in the same run, each at its line:column; required of the missing value is that value's problem, told once (helm engine.go cleanupExecError)", async () => {
+  const { dir, chart } = await userChart();
+  const root = path.join(chart, 'root.yaml');
+  setLine(root, 2, '{{#each Values.targetRevision}}{{/each}}');
+  setLine(root, 8, '  namespace: {{required "the namespace" Values.destination.nam}}');
+  setLine(root, 10, '  project: {{required "root.project is needed" Values.destination.name}}');
+  setLine(root, 18, '  syncPolcy:');
+  const stderr = await failed(dir);
+  const told = [...stderr.matchAll(/^(\S+): error: (.*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+  assert.deepEqual(told, [
+    'my-chart/templates/root.yaml:2:1 {{#each}} cannot walk "HEAD", a string',
+    'my-chart/templates/root.yaml:8:41 value "nam" is not defined',
+    'my-chart/templates/root.yaml:10:12 root.project is needed',
+    'my-chart/templates/root.yaml:18:3 Application/capi-gitops: spec.syncPolcy: not a field of argoproj.io/v1alpha1 Application',
+  ]);
+  assert.match(stderr, /^4 problems; nothing was written\n$/m);
+});
+
 test('a key the chart declares and a user null deletes (--set syncPolicy.automated=null, Helm coalescing) reads as unset in #if, and the flux chart reads its sourceRef.namespace, which only the schema declares', async () => {
   const { dir } = await userChart();
   const argocd = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--set', 'syncPolicy.automated=null'], { cwd: dir });

@@ -61,6 +61,11 @@ export interface TemplateErrorDetails {
   line?: number;
   column?: number;
   hint?: string;
+  /**
+   * A value a helper refuses (`required` of an empty one, `{{#each}}` of a string): the run goes
+   * on with the helper's output empty, so one run tells every such problem, not only the first.
+   */
+  ofValue?: boolean;
 }
 
 /**
@@ -73,15 +78,23 @@ export class TemplateRuntimeError extends Error {
   readonly line?: number;
   readonly column?: number;
   readonly hint?: string;
+  readonly ofValue?: boolean;
   constructor(message: string, details: TemplateErrorDetails = {}) {
     super(message);
     Object.assign(this, details);
   }
 }
 
-/** Every problem the chart's template files have before any of them runs. */
+/**
+ * Every problem the chart's template files have before any of them runs, or one run of a template
+ * found; `output` is what that run wrote with each value it found wanting unset, when it ran to
+ * its end, for the problems its documents show apart from those.
+ */
 export class TemplateProblems extends Error {
-  constructor(readonly problems: TemplateRuntimeError[]) {
+  constructor(
+    readonly problems: TemplateRuntimeError[],
+    readonly output?: string,
+  ) {
     super(problems.map((p) => p.message).join('\n'));
   }
 }
@@ -200,6 +213,7 @@ function registerHelpers(
         hint: key
           ? `set it: --set ${key}=… or under gitops.values in the Config document`
           : 'set the value that required reads at this place, e.g. --set <its path below Values>=… or under gitops.values in the Config document',
+        ofValue: true,
       });
     }
     return value;
@@ -230,6 +244,7 @@ function registerHelpers(
         hint: key
           ? `set ${key} to a list or a map, e.g. --set '${key}={a,b}' or --set-json '${key}={"k":"v"}'`
           : 'give {{#each}} a list or a map',
+        ofValue: true,
       });
     }
     const entries: [string | number, unknown][] = Array.isArray(context)
@@ -266,7 +281,11 @@ interface HandlebarsCompilerStages {
 /** A helper location as Handlebars passes it in a helper's options (`loc`, 0-based column). */
 interface HelperLocation {
   start: { line: number; column: number };
+  end?: { line: number; column: number };
 }
+
+/** How many value problems one run of a template tells before it stops at the next. */
+const MAX_VALUE_PROBLEMS = 100;
 
 /**
  * `err` told at the place it happened: in `file` (the template or partial running), at
@@ -288,7 +307,8 @@ function located(err: unknown, file: ChartFile, loc?: HelperLocation, line?: num
       : loc
         ? { line: loc.start.line, column: loc.start.column + 1 }
         : { line: missing ? includeLine(file.source, missing[1]!) : line };
-  return new TemplateRuntimeError(message, { expected: e.expected, hint: e.hint, file: file.path, ...where });
+  const ofValue = err instanceof TemplateRuntimeError ? err.ofValue : undefined;
+  return new TemplateRuntimeError(message, { expected: e.expected, hint: e.hint, ofValue, file: file.path, ...where });
 }
 
 /** The names a template reads at its root; inside {{#each}} and {{#with}} they are @root's. */
@@ -394,7 +414,8 @@ function compileSource(
  * (from `loadChart`) are needed when a file has no precompiled spec. A file's problems are all
  * thrown together (`TemplateProblems`); an error while running is told in the file that was
  * running, at the helper call, the partial or the value that failed, and the values one run of a
- * template finds missing are thrown together too (`TemplateProblems`).
+ * template finds missing or a helper refuses are thrown together too (`TemplateProblems`, with
+ * what the run wrote).
  */
 export function compileChart(
   templates: readonly ChartFile[],
@@ -421,13 +442,20 @@ export function compileChart(
     },
     () => budget,
   );
+  /** The value problems helpers found in this run of a template, each with its call's span. */
+  const valueProblems: { error: TemplateRuntimeError; loc?: HelperLocation }[] = [];
   // Every helper, Handlebars' own among them (#if without its argument), tells an error at its call.
   for (const [name, helper] of Object.entries(hb.helpers)) {
     hb.registerHelper(name, function (this: unknown, ...all: unknown[]) {
       try {
         return (helper as (...a: unknown[]) => unknown).apply(this, all);
       } catch (err) {
-        throw located(err, files.at(-1)!, (all.at(-1) as { loc?: HelperLocation } | undefined)?.loc);
+        const loc = (all.at(-1) as { loc?: HelperLocation } | undefined)?.loc;
+        const error = located(err, files.at(-1)!, loc);
+        // the run goes on past a value a helper refuses, its output empty, up to a bound
+        if (!error.ofValue || valueProblems.length >= MAX_VALUE_PROBLEMS) throw error;
+        valueProblems.push({ error, loc });
+        return '';
       }
     });
   }
@@ -436,7 +464,18 @@ export function compileChart(
    * value unset, so one run tells every missing value it reaches, not only the first.
    */
   const missing = new Map<string, { paths: string[]; errors: TemplateRuntimeError[] }>();
-  const missingErrors = () => [...missing.values()].flatMap((m) => m.errors);
+  /** Where each missing value was read (0-based column, as a helper's span). */
+  const missingSites: { file: string; line: number; column: number }[] = [];
+  /** A helper's refusal of what a missing value left unset (`required` of it) is that value's problem, not another. */
+  const consequence = ({ error, loc }: { error: TemplateRuntimeError; loc?: HelperLocation }) => {
+    const before = (a: { line: number; column: number }, b: { line: number; column: number }) =>
+      a.line < b.line || (a.line === b.line && a.column <= b.column);
+    return loc?.end !== undefined && missingSites.some((s) => s.file === error.file && before(loc.start, s) && before(s, loc.end!));
+  };
+  const runProblems = () => [
+    ...[...missing.values()].flatMap((m) => m.errors),
+    ...valueProblems.filter((p) => !consequence(p)).map((p) => p.error),
+  ];
   // Every path segment a template reads comes here (strict.ts): it fails where the path is written.
   hb.registerHelper(STRICT_LOOKUP, (parent: unknown, name: string, site: LookupSite) => {
     if (parent !== null && parent !== undefined && Object.hasOwn(Object(parent), name))
@@ -450,6 +489,7 @@ export function compileChart(
     if (at.paths.some((p) => site.path === p || site.path.startsWith(`${p}.`))) return undefined;
     at.paths.push(site.path);
     at.errors.push(missingValue(parent, name, site, declared, file));
+    if (site.line !== undefined && site.column !== undefined) missingSites.push({ file, line: site.line, column: site.column });
     return undefined;
   });
   const names = {
@@ -516,17 +556,23 @@ export function compileChart(
       if (!entry?.fn) throw new TemplateRuntimeError(`no template ${template}`);
       files.push(entry.file);
       missing.clear();
+      missingSites.length = 0;
+      valueProblems.length = 0;
+      let out: string;
       try {
-        const out = entry.fn(context);
-        if (missing.size > 0) throw new TemplateProblems(missingErrors());
-        return budget.finish(out, template);
+        out = budget.finish(entry.fn(context), template);
       } catch (err) {
-        // an error after a missing value can be its consequence (required of it): the missing values are the problems
-        if (missing.size > 0) throw new TemplateProblems(missingErrors());
+        // an error after a missing value can be its consequence: the missing values are the problems
+        const problems = runProblems();
+        if (missing.size > 0) throw new TemplateProblems(problems);
+        if (problems.length > 0) throw new TemplateProblems([...problems, located(err, entry.file)]);
         throw located(err, entry.file);
       } finally {
         files.length = 0;
       }
+      const problems = runProblems();
+      if (problems.length > 0) throw new TemplateProblems(problems, out);
+      return out;
     },
   };
 }

@@ -80,12 +80,23 @@ function notAnObject(value: unknown): string | undefined {
  * wrote it when one can have, with the rendered line quoted (a rendered line number is no line of
  * the template); a problem every document of a loop repeats is told once.
  */
-function readDocuments(chart: LoadedChart, template: ChartFile, text: string, bag: DiagnosticBag): ChartDocument[] {
+function readDocuments(
+  chart: LoadedChart,
+  template: ChartFile,
+  text: string,
+  bag: DiagnosticBag,
+  /** The chart lines (`file\0line`) whose values the run left unset: what the documents show there is theirs. */
+  unsure?: ReadonlySet<string>,
+): ChartDocument[] {
   const documents: ChartDocument[] = [];
   const renderedLines = text.split('\n');
   const files = [template, ...chart.partials];
   const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
-  const tell = (renderedLine: number | undefined, problem: Omit<Diagnostic, 'file'>, renderedColumn?: number): void => {
+  const tell = (
+    renderedLine: number | undefined,
+    problem: Omit<Diagnostic, 'file'> & { notAnObject?: boolean },
+    renderedColumn?: number,
+  ): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
     // of several lines that can have written it, the one that writes its key itself
     const at = rendered === undefined ? undefined : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1]);
@@ -104,12 +115,15 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
       before.diagnostic.message = `${before.message} (the same in ${before.count} documents)`;
       return;
     }
+    // a line whose value was left unset, or a document short of a field, can be that value's doing
+    if (unsure && (problem.notAnObject || (at && unsure.has(`${templateFile(chart, at.file)}\0${at.line}`)))) return;
     const message = problem.message + quoted;
     // The nindent hint fits a line that writes toYaml without it; for any other line it would mislead.
     const hint =
       problem.hint === NINDENT_HINT && !/toYaml/.test(at?.text.replace(/n?indent[^)]*toYaml/g, '') ?? '') ? undefined : problem.hint;
+    const { notAnObject: _, ...rest } = problem;
     const diagnostic = {
-      ...problem,
+      ...rest,
       hint,
       file: templateFile(chart, at?.file ?? template.path),
       line: at?.line,
@@ -183,10 +197,16 @@ function readDocuments(chart: LoadedChart, template: ChartFile, text: string, ba
         message: `renders a document that is not a Kubernetes object: ${shortfall}`,
         expected: 'apiVersion, kind and metadata.name in every document',
         hint: 'write a whole object in each document, or wrap the document in {{#if}} so it renders empty (an empty document is skipped)',
+        notAnObject: true,
       });
       continue;
     }
-    documents.push({ template: template.path, object: value as KObject, locate: (p) => locateField(doc, p) });
+    documents.push({
+      template: template.path,
+      object: value as KObject,
+      locate: (p) => locateField(doc, p),
+      ...(unsure ? { unsure } : {}),
+    });
   }
   for (const { diagnostic } of seen.values()) bag.add(diagnostic);
   return documents;
@@ -239,6 +259,10 @@ export function renderChart(chart: LoadedChart, context: ChartContext, problems?
       if (err instanceof TemplateProblems) for (const problem of err.problems) bag.add(told(problem, file));
       else if (err instanceof TemplateRuntimeError) bag.add(told(err, file));
       else throw err;
+      if (!(err instanceof TemplateProblems) || err.output === undefined) continue;
+      // the run went on past its values' problems: its documents' own problems are told with them
+      const unsure = new Set(err.problems.map((p) => `${p.file ? templateFile(chart, p.file) : file}\0${p.line}`));
+      documents.push(...readDocuments(chart, template, err.output, bag, unsure));
       continue;
     }
     documents.push(...readDocuments(chart, template, text, bag));

@@ -151,6 +151,11 @@ export interface ChartDocument {
   object: KObject;
   /** The chart line that wrote the value at a field path of the object, when one line can have (see render.ts writingLine). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
+  /**
+   * Of a template whose run left values unset (each told): the chart lines (`file\0line`) that
+   * read them, where what the document shows is those values' doing, not a problem of its own.
+   */
+  unsure?: ReadonlySet<string>;
 }
 
 /** The `yaml` library's first error in a chart's or values file, at its line and column. */
