@@ -1173,6 +1173,27 @@ test(
 );
 
 test(
+  'an image the mirror lacks is told with the copy that fills it, literally: the image the components wrote as the source and the mirror reference as the destination (skopeo told the plain-HTTP mirror)',
+  { skip },
+  async () => {
+    await pushImage(registry.url, 'half/capi-init', 'v1.0.0');
+    const dir = manifestDir(`pinImages: true\nimages:\n  all:\n    repository: ${front.host}/half\n`);
+    const error = await rejection(render(options(dir), path.join(tempDir(), 'out')));
+    assert.ok(error instanceof CapiGitopsError);
+    assert.equal(error.diagnostics.length, 1, messages(error));
+    const [problem] = error.diagnostics;
+    const source = 'registry.k8s.io/cluster-api/cluster-api-controller:v1.0.0';
+    const mirror = `${front.host}/half/cluster-api-controller:v1.0.0`;
+    assert.match(problem!.message, /tag v1\.0\.0 not found in 127\.0\.0\.1:\d+\/half\/cluster-api-controller/);
+    assert.equal(
+      problem!.hint,
+      `copy ${source} into the mirror, all architectures: \`skopeo copy --all --dest-tls-verify=false docker://${source} docker://${mirror}\` ` +
+        `or \`crane copy ${source} ${mirror}\`; else check the tag and the image overrides (Config images)`,
+    );
+  },
+);
+
+test(
   'a tag the registry lacks is told at the Config images key that chose the image, else at the provider object (file:line:column)',
   { skip },
   async () => {

@@ -24,7 +24,7 @@ import type {
 } from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
-import { overrideKeyFor } from '../render/images.js';
+import { alterImage, mergeImageOverrides, overrideKeyFor } from '../render/images.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import { unknownLabelHint } from '../resolve/upgrade-plan.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
@@ -125,6 +125,33 @@ function imageOrigin(
   }
   return resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.provider
     .position;
+}
+
+/**
+ * The image as the components wrote it, when an override (a mirror) rewrote it: the image in the
+ * component's artifact that the overrides turn into `image`. A registry that lacks `image` is then
+ * told with the copy that fills it. None when no override applies, or none of the artifact's
+ * images gives `image` (one written with a variable).
+ */
+function imageSource(input: PinImagesInput<{ objects: KObject[] }>, component: RenderedComponent, image: string): { source?: string } {
+  const { resolution } = input;
+  const config = resolution.manifest.config.images ?? {};
+  const secret = input.secretImages?.get(component.label)?.overrides;
+  const overrides = secret && Object.keys(secret).length > 0 ? mergeImageOverrides(config, secret) : config;
+  if (overrideKeyFor(overrides, component.label, image) === undefined) return {};
+  const identity = lockIdentityOf(component);
+  const text =
+    identity.kind === 'Operator'
+      ? resolution.operator?.components.text
+      : identity.kind === 'CertManager'
+        ? resolution.certManager?.components.text
+        : resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components.text;
+  const written = new Set([...(text ?? '').matchAll(/^\s*(?:- )?image:\s*["']?([^\s"'#]+)/gm)].map((m) => m[1]!));
+  for (const candidate of [...written].sort(compareStrings)) {
+    const altered = alterImage(candidate, component.label, overrides);
+    if (candidate !== image && 'image' in altered && altered.image === image) return { source: candidate };
+  }
+  return {};
 }
 
 /** The entries without their `images`. */
@@ -259,6 +286,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
       ...imageOrigin(input, component, use.image),
+      ...imageSource(input, component, use.image),
     }));
     const known = new Map((entry?.images ?? []).map((i) => [i.image, i.digest]));
     for (const { image } of uses) {

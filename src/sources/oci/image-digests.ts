@@ -74,6 +74,8 @@ export interface ImageUse {
   /** The object and field, so the diagnostic points at them. */
   object?: string;
   path?: string;
+  /** The image as the components wrote it, when an image override (a mirror) rewrote it. */
+  source?: string;
   /** Where the manifest chose the image: the Config images key that rewrote it, else the provider object. */
   file?: string;
   line?: number;
@@ -334,6 +336,26 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
   return digest;
 }
 
+/**
+ * What fills a mirror that lacks an image: the copy of the image the components wrote into it,
+ * every architecture, as a command to run (skopeo or crane; skopeo is told a plain-HTTP mirror,
+ * crane knows a loopback one). Without the image the components wrote, the tag and the overrides.
+ */
+function missingImageHint(location: ImageLocation): string {
+  const source = location.request.uses.find((use) => use.source !== undefined)?.source;
+  const check = 'check the tag and the image overrides (Config images)';
+  if (source === undefined)
+    return `${check}: a mirror must hold every image the components run, all architectures (e.g. \`skopeo copy --all\` or \`crane copy\`)`;
+  // a digest is pushed under the image's tag (skopeo keeps the digest only when told to; crane always does)
+  const tag = parseImage(location.request.image);
+  const destination = `${location.registry}/${location.repository}${tag.ok && tag.reference.tag ? `:${tag.reference.tag}` : ''}`;
+  const options = `--all${location.digest ? ' --preserve-digests' : ''}${plainHttp(apiHost(location.registry)) ? ' --dest-tls-verify=false' : ''}`;
+  return (
+    `copy ${source} into the mirror, all architectures: \`skopeo copy ${options} docker://${source} docker://${destination}\` ` +
+    `or \`crane copy ${source} ${destination}\`; else ${check}`
+  );
+}
+
 /** A 200 with a manifest type, or the error for the status. */
 function check(response: HttpResponse, method: string, url: string, named: string, location: ImageLocation): void {
   if (response.status === 404) {
@@ -341,7 +363,7 @@ function check(response: HttpResponse, method: string, url: string, named: strin
     throw new CapiGitopsError({
       message: `${what} not found in ${named} (${method} ${redactUrl(url)} answered 404)`,
       expected: `${named} holding ${what}`,
-      hint: 'check the tag and the image overrides (Config images): a mirror must hold every image the components run, all architectures (e.g. `skopeo copy --all` or `crane copy`)',
+      hint: missingImageHint(location),
     });
   }
   if (response.status !== 200)
