@@ -188,6 +188,7 @@ export async function resolveFleet(
           frozen: false,
           onWarning: told.from(cluster.name),
           versionRelease: versionRelease(cluster),
+          versionLayer: (provider: string) => cluster.origin(provider, ['spec', 'version'])?.layer,
           stepRelease: stepRelease(fleet.releases),
         };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported

@@ -191,10 +191,10 @@ function lockChangesRead(
 function moveWarnings(
   previous: Lockfile | undefined,
   { providers, certManager, manifest }: Pick<Resolution, 'providers' | 'certManager' | 'manifest'>,
-  options: Pick<RenderOptions, 'versionRelease' | 'stepRelease'>,
+  options: Pick<RenderOptions, 'versionRelease' | 'stepRelease' | 'versionLayer'>,
 ): Diagnostic[] {
   return [
-    ...downgradeWarnings(previous, providers),
+    ...downgradeWarnings(previous, providers, options.versionLayer),
     ...minorSkipWarnings(previous, providers, options.versionRelease, options.stepRelease),
     ...kubeadmSplitWarnings(previous, providers, options.versionRelease),
     ...certManagerDowngradeWarnings(previous, certManager, manifest.config),

@@ -48,6 +48,11 @@ export interface RenderOptions {
   /** A fleet cluster's: the Release whose entry set a provider's spec.version (`Kind/namespace/name`), for hints. */
   versionRelease?: (provider: string) => string | undefined;
   /**
+   * A fleet cluster's: the layer that set a provider's spec.version (`shared manifest`,
+   * `release <name>`, `overlay`, `unsupportedOverrides`), for hints that say where to set it.
+   */
+  versionLayer?: (provider: string) => string | undefined;
+  /**
    * A fleet cluster's: a Release of the fleet on the way from `from` for a provider (at most 3
    * minors above it), for the hint of a move that skips more.
    */

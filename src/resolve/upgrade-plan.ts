@@ -234,9 +234,16 @@ function versionPosition(provider: ResolvedProvider['provider']): Pick<Diagnosti
  * A provider the manifest now asks for at a lower major or minor version than the lock holds: the
  * operator's preflight refuses such a downgrade (internal/controller/preflight_checks.go
  * checkProviderVersion) and Cluster API does not support one, yet the output would carry it. One
- * warning per provider, at its spec.version; patch downgrades pass, as in the operator.
+ * warning per provider, at its spec.version; patch downgrades pass, as in the operator. In a
+ * fleet, the line may be one other clusters read too (the shared manifest's, a release's): the
+ * hint says where to keep the locked version for the clusters it moves down alone.
  */
-export function downgradeWarnings(previous: Lockfile | undefined, providers: readonly ResolvedProvider[]): Diagnostic[] {
+export function downgradeWarnings(
+  previous: Lockfile | undefined,
+  providers: readonly ResolvedProvider[],
+  /** In a fleet, the layer that set a provider's spec.version (`shared manifest`, `release <name>`, `overlay`). */
+  versionLayer?: (provider: string) => string | undefined,
+): Diagnostic[] {
   const warnings: Diagnostic[] = [];
   for (const resolved of providers) {
     const { provider } = resolved;
@@ -249,10 +256,33 @@ export function downgradeWarnings(previous: Lockfile | undefined, providers: rea
       object: providerObjectName(provider),
       path: 'spec.version',
       message: `${resolved.version} is below the locked ${entry.version}: a downgrade, which Cluster API does not support and the operator refuses (preflight_checks.go checkProviderVersion)`,
-      hint: `keep ${entry.version} or move forward; to roll back on purpose, make sure no object was stored at a newer API version first`,
+      hint: downgradeHint(provider, entry.version, versionLayer?.(providerObjectName(provider))),
     });
   }
   return warnings;
+}
+
+/**
+ * Where to keep a provider at its locked version: its spec.version, in one cluster; in a fleet,
+ * the line the version came from serves alone only when it is the clusters' own (their overlay).
+ * The shared manifest's and a release's lines are read by other clusters too, which a change there
+ * would move: the clusters named keep it in their own entries of `clusters:`, or on a release.
+ */
+function downgradeHint(provider: ResolvedProvider['provider'], locked: string, layer: string | undefined): string {
+  const onPurpose = 'roll back on purpose, make sure no object was stored at a newer API version first';
+  const key = `${provider.kind}/${provider.name}`;
+  const own = `in each one's entry of clusters: (providers: {${key}: {spec: {version: ${locked}}}})`;
+  if (layer === 'shared manifest')
+    return (
+      `keep ${locked} for the clusters named: here if every cluster that reads this line should run it, else ${own} ` +
+      `or on a release with it (release:); or move forward. To ${onPurpose}`
+    );
+  if (layer?.startsWith('release '))
+    return (
+      `keep ${locked} for the clusters named: in ${layer} (${key}: ${locked}) if every cluster on it should run it, ` +
+      `else on another release with it (release:) or ${own}; or move forward. To ${onPurpose}`
+    );
+  return `keep ${locked} or move forward; to ${onPurpose}`;
 }
 
 /**
