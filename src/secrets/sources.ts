@@ -16,6 +16,7 @@ import type { VariableLookup, VariableValue } from '../render/types.js';
 import { notGivenSecret } from '../render/secret-landing.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
+import { YamlBudget } from '../yaml/bounds.js';
 
 /** Where a value was given: its file, and its line and column when known. */
 type GivenAt = NonNullable<VariableValue['position']>;
@@ -81,6 +82,32 @@ function skippedDotenvLines(text: string, file: string): Diagnostic[] {
   return problems;
 }
 
+/**
+ * A secret file past the bounds manifests have (nesting, nodes), at the place it passes them: the
+ * parser would fail there with no word of why ("neither a dotenv file nor YAML"). The limit is
+ * told with what a secret file holds (a variable is one level below the file, a Secret's key
+ * three), not with a way to raise it: no secret file needs the nesting.
+ */
+function beyondBounds(text: string, file: string): Diagnostic[] | undefined {
+  try {
+    new YamlBudget().check(text, file);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof CapiGitopsError)) throw error;
+    // nesting is what a secret file never needs; a node count or a long scalar keeps the bound's own hint
+    return error.diagnostics.map((d) =>
+      /nesting/.test(d.message)
+        ? {
+            ...d,
+            file,
+            expected: `${d.expected}: ${EXPECTED_FILE}, where a variable's value is a string one level below its name`,
+            hint: `check that ${file} is the secret file meant, and write each variable as NAME: "value" (a map or a list is no variable's value)`,
+          }
+        : { ...d, file, expected: `${d.expected}: ${EXPECTED_FILE}` },
+    );
+  }
+}
+
 /** A dotenv file (decided by the first meaningful line), a YAML map of strings, or Secret manifests. */
 function parseSecretFile(text: string, file: string): { values: Record<string, string>; problems: Diagnostic[]; secrets?: GivenSecret[] } {
   const firstLine = text.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('#')) ?? '';
@@ -90,6 +117,8 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
     values: {},
     problems: [{ file, ...at, message, expected: EXPECTED_FILE, hint }],
   });
+  const bound = beyondBounds(text, file);
+  if (bound) return { values: {}, problems: bound };
   const lineCounter = new LineCounter();
   let parsed: { value: unknown; doc: Document }[];
   try {
@@ -136,9 +165,13 @@ function parseSecretFile(text: string, file: string): { values: Record<string, s
         file,
         ...locate(0, [name]),
         path: name,
-        message: 'is not a string',
-        expected: 'a string value',
-        hint: 'quote the value',
+        ...(Array.isArray(value) || isPlainObject(value)
+          ? {
+              message: `is not a string but a ${Array.isArray(value) ? 'list' : 'map'}`,
+              expected: "a string value, one level below the variable's name",
+              hint: `write the value as one string: ${name}: "value" (a map or a list is no variable's value)`,
+            }
+          : { message: 'is not a string', expected: 'a string value', hint: 'quote the value' }),
       });
   }
   return { values, problems };

@@ -233,3 +233,22 @@ test('a kind: List with items: null gives no values, as kubectl apply applies no
   assert.match(message, /secrets\.yaml:3:1: error: document 1: items: is not a list/);
   assert.doesNotMatch(message, /is not a v1 Secret/);
 });
+
+test('a YAML or JSON secret file nested past the bound manifests have is told at the line and column where it passes it, with the limit and what a secret file holds, not as a syntax error; a map within the bound is told as a map, not "quote the value"', async () => {
+  const levels = 600;
+  const flow = await problems(`TOKEN: ${'['.repeat(levels)}${TOKEN}${']'.repeat(levels)}\n`);
+  assert.match(flow, /^\S*secrets\.yaml:1:\d+: error: YAML nesting here is deeper than 512 levels$/m);
+  assert.match(flow, /expected: at most 512 levels of nesting: NAME=value lines, a YAML map NAME: "value", or v1 Secret manifests/);
+  assert.match(flow, /hint: check that \S+secrets\.yaml is the secret file meant, and write each variable as NAME: "value"/);
+  assert.doesNotMatch(flow, /neither a dotenv file nor YAML|check the syntax|CAPI_GITOPS_YAML_MAX_DEPTH/);
+  const json = await problems(`{"TOKEN": ${'{"k": '.repeat(levels)}"${TOKEN}"${'}'.repeat(levels)}}\n`);
+  assert.match(json, /^\S*secrets\.yaml:1:\d+: error: YAML nesting here is deeper than 512 levels$/m);
+  const block = await problems(`TOKEN:\n${Array.from({ length: levels }, (_, i) => `${'  '.repeat(i + 1)}k${i}:`).join('\n')}\n`);
+  assert.match(block, /^\S*secrets\.yaml:\d+:\d+: error: YAML nesting here is deeper than 512 levels$/m);
+  const map = await problems(`OTHER: "1"\nTOKEN:\n  a:\n    b: ${TOKEN}\n`);
+  assert.match(
+    map,
+    /secrets\.yaml:2:1: error: TOKEN: is not a string but a map\n {2}expected: a string value, one level below the variable's name\n {2}hint: write the value as one string: TOKEN: "value"/,
+  );
+  assert.doesNotMatch(map, /quote the value/);
+});
