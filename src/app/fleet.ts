@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CapiGitopsError, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { CapiGitopsError, compareStrings, displayPath, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { mergeUserValues } from '../core/values.js';
 import { clusterRanges, DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
@@ -358,6 +358,56 @@ function clusterGuesses(name: string, names: readonly string[]): string[] {
   return extended.length === 1 ? extended : tied;
 }
 
+/**
+ * The clusters a `--cluster` run keeps as the last run wrote them (none when it renders them all,
+ * or writes no directory); kept in another layout than this run's, a problem of the run.
+ */
+async function keptClusters(
+  clusters: readonly FleetCluster[],
+  selected: ReadonlySet<string>,
+  all: number,
+  layout: LayoutName,
+  options: RenderOptions,
+  problems: ClusterDiagnostics,
+): Promise<KeptClusters | undefined> {
+  if (!options.outputDir || selected.size >= all) return undefined;
+  const kept = await KeptClusters.read(options.outputDir);
+  const otherLayout = otherLayoutProblem(kept, layout, clusters, selected, options);
+  if (otherLayout) problems.add(otherLayout);
+  return kept;
+}
+
+/**
+ * `--cluster` in another layout than the one the output's other clusters are in: the clusters it
+ * renders would leave the fleet's wiring (an Argo CD or Flux layout's) or join wiring the others
+ * lack, and the README would call the whole fleet by the new layout. A problem of the run, so
+ * nothing is written: one layout is changed for the whole fleet, by a run without --cluster.
+ */
+function otherLayoutProblem(
+  kept: KeptClusters,
+  layout: LayoutName,
+  clusters: readonly FleetCluster[],
+  selected: ReadonlySet<string>,
+  options: RenderOptions,
+): Diagnostic | undefined {
+  const others = clusters.filter((c) => !selected.has(c.name));
+  const written = [...new Set(others.map((c) => kept.layoutOf(c.name)).filter((l) => l !== undefined))];
+  if (written.length !== 1 || written[0] === layout) return undefined;
+  const [was] = written;
+  const keptNames = others.filter((c) => kept.layoutOf(c.name) === was).map((c) => c.name);
+  const out = displayPath(options.outputDir!);
+  return {
+    file: path.join(options.outputDir!, clusterDirectory(keptNames[0]!)),
+    message:
+      `--cluster ${[...selected].join(', ')} would be written in the ${layout} layout, but the output's other clusters ` +
+      `(${clusterRanges(keptNames)}) are in the ${was} layout, which this run keeps: the fleet would be wired two ways`,
+    expected: `--layout ${was}, the layout of the fleet in ${out}`,
+    hint:
+      `add --layout ${was}${options.layout === undefined ? ` (or set output: {layout: ${was}} in the Config document)` : ''}; ` +
+      `to move the whole fleet to ${layout}, render without --cluster`,
+  };
+}
+
 /** The clusters `--cluster` names (all without it), of the fleet's clusters: those left out too, which fail the run. */
 function selectedClusters(resolved: FleetResolution, wanted: readonly string[] | undefined): Set<string> {
   const names = [...resolved.clusters.map((c) => c.name), ...resolved.leftOut];
@@ -590,7 +640,7 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
   const secrets = await fleetSecrets(manifest, resolved.clusters, resolved.resolutions, options);
   const tree = new FleetTree(fleetLayout, out ?? memory!, (files) => secrets.refuseFleetLeaks(files));
   const all = resolved.clusters.length + resolved.leftOut.length;
-  const kept = options.outputDir && selected.size < all ? await KeptClusters.read(options.outputDir) : undefined;
+  const kept = await keptClusters(resolved.clusters, selected, all, layout, options, problems);
   const warnings: [cluster: string, warning: string][] = [];
   const notGiven: SecretNotGiven[] = [];
   const told = new ClusterDiagnostics();

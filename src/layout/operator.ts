@@ -38,7 +38,8 @@ const PROVIDER_NAME_LABEL = 'provider.cluster.x-k8s.io/name';
 const PROVIDER_TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
 const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
 
-const OPERATOR_DIRECTORY = '01-cluster-api-operator';
+/** The operator's own directory, which only the operator layout writes. */
+export const OPERATOR_DIRECTORY = '01-cluster-api-operator';
 const PROVIDERS_DIRECTORY = '02-providers';
 
 export interface OperatorLayoutProvider {

@@ -13,7 +13,8 @@ import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
 import { shellWord } from '../core/shell.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import { parseIndex } from './ownership-index.js';
-import { README_FILE } from '../layout/index.js';
+import { README_FILE, WIRED_LAYOUTS, type LayoutName } from '../layout/index.js';
+import { OPERATOR_DIRECTORY } from '../layout/operator.js';
 import { secretFilesListed } from '../layout/secret-files-section.js';
 
 /** The clusters of the output a previous run wrote, each read as its full tree. */
@@ -21,6 +22,7 @@ export class KeptClusters {
   /** Files of the bases, read once for every cluster that lists them. */
   private readonly bases = new Map<string, Promise<string | undefined>>();
   private readme: Promise<string> | undefined;
+  private directories: Map<string, Set<string>> | undefined;
 
   private constructor(
     private readonly outDir: string,
@@ -35,6 +37,20 @@ export class KeptClusters {
       throw err;
     });
     return new KeptClusters(outDir, indexText === undefined ? [] : parseIndex(indexText, indexPath));
+  }
+
+  /**
+   * The layout a previous run wrote a cluster in, read from the directories the ownership index
+   * lists for it (the operator's, else a wiring's); undefined when it wrote nothing for it.
+   */
+  layoutOf(name: string): LayoutName | undefined {
+    // each cluster's directories, from one pass over the index (a fleet's holds every cluster's files)
+    this.directories ??= clusterDirectories(this.owned);
+    const has = this.directories.get(name);
+    if (has === undefined) return undefined;
+    if (has.has(OPERATOR_DIRECTORY)) return 'operator';
+    const wired = (Object.keys(WIRED_LAYOUTS) as (keyof typeof WIRED_LAYOUTS)[]).find((l) => has.has(WIRED_LAYOUTS[l].wiringDirectory));
+    return wired ?? 'kustomize';
   }
 
   /** The files holding secret values the previous fleet README listed for this cluster (relative to its directory). */
@@ -75,6 +91,21 @@ export class KeptClusters {
     if (text !== undefined && path.basename(file) === KUSTOMIZATION_FILE) keptKustomizationWithinBounds(text, shown);
     return text;
   }
+}
+
+/** The directories right below each cluster's (`clusters/<name>/<directory>/…`) among the paths. */
+function clusterDirectories(paths: readonly string[]): Map<string, Set<string>> {
+  const prefix = `${clusterDirectory('')}`;
+  const directories = new Map<string, Set<string>>();
+  for (const p of paths) {
+    if (!p.startsWith(prefix)) continue;
+    const [name, directory] = p.slice(prefix.length).split('/', 2);
+    if (!name || directory === undefined) continue;
+    let set = directories.get(name);
+    if (!set) directories.set(name, (set = new Set()));
+    set.add(directory);
+  }
+  return directories;
 }
 
 /** A kept cluster's kustomization over the YAML bounds is refused at its line, before it is parsed. */

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli, exampleCopy } from '../helpers/cli.js';
@@ -208,4 +208,42 @@ test('lock of a fleet tells clusters that resolved alike once, naming them as a 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^clusters c01–c04$/m);
   assert.equal(r.stdout.split('\n').filter((l) => l.includes('resolved cluster-api')).length, 1, r.stdout);
+});
+
+test('render --cluster in another layout than the fleet output is in fails before writing (the cluster would leave the fleet wiring), naming the layout; --layout as the hint says renders it, and a run without --cluster moves the whole fleet', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'fleet.yaml'),
+    'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\ngitops:\n  path: fleet\n  argocd: {values: {repoURL: https://git.example.com/x.git}}\n' +
+      'clusters:\n- name: eu-1\n- name: us-1\n',
+  );
+  const out = path.join(example, 'out');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '-o', out, '--cache-dir', path.join(example, 'cache')]);
+  assert.equal((await run('render', '--layout', 'argocd')).code, 0);
+  const tree = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => statSync(path.join(dir, f)).isFile())
+      .map((f) => `${f}\0${readFileSync(path.join(dir, f), 'utf8')}`)
+      .sort();
+  const before = tree(path.join(out, 'clusters'));
+
+  const other = await run('render', '--cluster', 'eu-1');
+  assert.equal(other.code, 1, other.stdout + other.stderr);
+  assert.match(
+    other.stderr,
+    /clusters\/us-1: error: --cluster eu-1 would be written in the kustomize layout, but the output's other clusters \(us-1\) are in the argocd layout/,
+  );
+  assert.match(
+    other.stderr,
+    /hint: add --layout argocd \(or set output: \{layout: argocd\} in the Config document\); to move the whole fleet to kustomize, render without --cluster/,
+  );
+  assert.match(other.stderr, /nothing was written\n$/);
+  assert.deepEqual(tree(path.join(out, 'clusters')), before);
+
+  const followed = await run('render', '--cluster', 'eu-1', '--layout', 'argocd');
+  assert.equal(followed.code, 0, followed.stderr);
+  const whole = await run('render');
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.equal(existsSync(path.join(out, 'clusters', 'us-1', 'argocd')), false);
 });
