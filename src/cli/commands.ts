@@ -24,7 +24,9 @@ import type { FleetLayoutName } from '../manifest/types.js';
 import type { SecretStrategy } from '../manifest/types.js';
 import { githubMasks, type SecretNeedles } from '../secrets/index.js';
 import { chartFiles, configFileFor, copyChart, type BuiltInChart } from '../app/chart.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { README_FILE } from '../layout/index.js';
+import { recordedSourceWords } from '../review/check.js';
 import { holdsOnlySecrets } from '../review/secret-only-files.js';
 import { setExpressions, setFlagWords, type SetFlags } from './set-flags.js';
 import { lockedFilePath } from '../resolve/lock/build.js';
@@ -337,9 +339,40 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
  */
 export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
   const root = workTreeRoot(path.resolve(flags.output!));
+  const base = root ?? process.cwd();
   const file = withSecrets ? flags.file : flags.file?.filter((f) => !holdsOnlySecrets(f));
-  const command = regenerateCommand({ ...flags, file }, withSecrets, root ?? process.cwd());
+  const kept = withSecrets && (flags.cluster?.length ?? 0) > 0 ? keptSecretSources(flags, base) : {};
+  const command = regenerateCommand({ ...flags, file, ...kept }, withSecrets, base);
   return root === undefined ? command : `# from the root of the Git repository\n${command}`;
+}
+
+/**
+ * A `--cluster` run's README command is the whole fleet's: the secret sources its README recorded
+ * for the clusters this run keeps (each one's Secret file with -f, --secret-file, --env-secret)
+ * stay in it beside this run's, else the command would fail on theirs. A recorded -f stays only
+ * when it holds only Secrets (a manifest path is this run's to give).
+ */
+function keptSecretSources(flags: RenderFlags, base: string): Pick<RenderFlags, 'file' | 'secretFile' | 'envSecret'> {
+  let readme: string;
+  try {
+    readme = readFileSync(path.join(path.resolve(flags.output!), README_FILE), 'utf8');
+  } catch {
+    return {};
+  }
+  const recorded = recordedSourceWords(readme);
+  // the recorded order first, so the README of a later run over the whole fleet is the same bytes
+  const merged = (given: readonly string[] | undefined, words: readonly string[], paths: boolean, keep = (_: string) => true) => {
+    const key = (w: string) => (paths ? path.resolve(w) : w);
+    const have = new Set((given ?? []).map(key));
+    const first = words.map((w) => (paths ? path.resolve(base, w) : w)).filter((w) => have.has(key(w)) || keep(w));
+    const seen = new Set(first.map(key));
+    return [...first, ...(given ?? []).filter((g) => !seen.has(key(g)))];
+  };
+  return {
+    file: merged(flags.file, recorded.file, true, (f) => holdsOnlySecrets(f)),
+    secretFile: merged(flags.secretFile, recorded.secretFile, true),
+    envSecret: merged(flags.envSecret, recorded.envSecret, false),
+  };
 }
 
 /** The nearest directory at or above `dir` that holds `.git` (a directory, or a worktree's file). */
@@ -357,10 +390,14 @@ function relativeTo(file: string, base: string): string {
 
 /**
  * A render (check, diff) a hint suggests: the README's command with the GitHub this run asked,
- * offline when this run was, and then reading its cache (another has not got the artifacts).
+ * offline when this run was, and then reading its cache (another has not got the artifacts); and
+ * the clusters of a fleet this run chose (`--cluster`): its secret sources may be theirs alone, so
+ * the same render of the whole fleet would fail on another cluster's (the README's command is
+ * the whole fleet's, with every one).
  */
 export function suggestedRenderCommand(flags: RenderFlags, placeholders: string[] = []): string {
-  return [regenerateCommand(flags, true, process.cwd(), placeholders), ...runSourceWords(flags)].join(' ');
+  const clusters = (flags.cluster ?? []).flatMap((name) => ['--cluster', shellWord(name)]);
+  return [regenerateCommand(flags, true, process.cwd(), placeholders), ...clusters, ...runSourceWords(flags)].join(' ');
 }
 
 /** The flags of this run that a suggested command must repeat to read the same sources the same way. */

@@ -297,16 +297,31 @@ export function withoutPathFlags(command: string): string {
 // none of: --secret-file, --env-secret, and a -f of Secrets.
 const SECRET_SOURCE_FLAGS = new RegExp(` --(?:secret-file|env-secret) ${WORD}`, 'g');
 
+/** A word as the shell reads it back. */
+function unquoted(word: string): string {
+  return word.startsWith("'") ? word.slice(1, -1).replace(/'\\''/g, "'") : word;
+}
+
 /** The --secret-file and --env-secret words of a README's command, read back as the shell would. */
 function recordedSecretSources(readme: string): CheckReport['recordedSecretSources'] {
   const command = RECORDED_COMMAND.exec(readme)?.[1];
   const sources = { secretFile: [] as string[], envSecret: [] as string[] };
   for (const word of command?.match(SECRET_SOURCE_FLAGS) ?? []) {
     const [, flag, value] = / --(secret-file|env-secret) (.*)/.exec(word)!;
-    const unquoted = value!.startsWith("'") ? value!.slice(1, -1).replace(/'\\''/g, "'") : value!;
-    (flag === 'secret-file' ? sources.secretFile : sources.envSecret).push(unquoted);
+    (flag === 'secret-file' ? sources.secretFile : sources.envSecret).push(unquoted(value!));
   }
   return sources.secretFile.length + sources.envSecret.length > 0 ? sources : undefined;
+}
+
+/**
+ * The secret sources a README's command records, and its -f paths (some may hold only Secrets),
+ * read back as the shell would: what a later render of some of the fleet's clusters (`--cluster`)
+ * keeps in the README's command for the others. Paths are as recorded (from the README's base).
+ */
+export function recordedSourceWords(readme: string): { file: string[]; secretFile: string[]; envSecret: string[] } {
+  const command = RECORDED_COMMAND.exec(readme)?.[1] ?? '';
+  const file = (command.match(new RegExp(` -f ${WORD}`, 'g')) ?? []).map((w) => unquoted(w.slice(' -f '.length)));
+  return { file, ...(recordedSecretSources(readme) ?? { secretFile: [], envSecret: [] }) };
 }
 
 /** The --secret-file and --env-secret words the README of the output directory `outDir` records (none without a README). */

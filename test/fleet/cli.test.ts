@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli, exampleCopy } from '../helpers/cli.js';
@@ -246,4 +246,48 @@ test('render --cluster in another layout than the fleet output is in fails befor
   const whole = await run('render');
   assert.equal(whole.code, 0, whole.stderr);
   assert.equal(existsSync(path.join(out, 'clusters', 'us-1', 'argocd')), false);
+});
+
+test("render --cluster keeps the other clusters' Secret files in the README's command (it is the whole fleet's), which runs as written; check --cluster prints a render of its clusters, which runs as written with that cluster's file alone", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'config.yaml'),
+    readFileSync(path.join(manifest, 'config.yaml'), 'utf8').replace(/^variables:\n {2}EXAMPLE_REGION: eu-west-1\n/m, '') +
+      'clusters:\n' +
+      ['eu', 'lab']
+        .map((c) => `- name: ${c}-1\n  providers:\n    InfrastructureProvider/example: {spec: {configSecret: {name: ${c}-vars}}}\n`)
+        .join(''),
+  );
+  const secrets = path.join(example, 'secrets');
+  mkdirSync(secrets);
+  for (const c of ['eu', 'lab'])
+    writeFileSync(
+      path.join(secrets, `${c}.yaml`),
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: ${c}-vars, namespace: capex-system}\nstringData:\n  EXAMPLE_REGION: ${c}-region-1\n`,
+    );
+  const flags = ['-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--cache-dir', 'cache'];
+  const run = async (args: string[]) => await runCli(args, { cwd: example });
+  const recorded = () => /^(capi-gitops render .*)$/m.exec(readFileSync(path.join(example, 'out', 'README.md'), 'utf8'))![1]!;
+  const all = await run(['render', '-f', 'management-cluster', '-f', 'secrets/eu.yaml', '-f', 'secrets/lab.yaml', ...flags]);
+  assert.equal(all.code, 0, all.stderr);
+  const whole = recorded();
+
+  const lab = ['-f', 'management-cluster', '-f', 'secrets/lab.yaml', ...flags];
+  const one = await run(['render', ...lab, '--cluster', 'lab-1']);
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(recorded(), whole);
+  const again = await run(recorded().split(' ').slice(1));
+  assert.equal(again.code, 0, again.stderr);
+
+  const edited = path.join(example, 'out', 'clusters', 'lab-1', '04-infrastructure-example', 'deployment-capex-controller-manager.yaml');
+  writeFileSync(edited, readFileSync(edited, 'utf8').replace('replicas: 2', 'replicas: 3'));
+  const check = await run(['check', ...lab, '--cluster', 'lab-1']);
+  assert.equal(check.code, 1, check.stdout + check.stderr);
+  const fix = /to regenerate, run: (capi-gitops render .*)$/m.exec(check.stdout)?.[1];
+  assert.ok(fix, check.stdout);
+  assert.match(fix, / --cluster lab-1\b/);
+  const followed = await run(fix.split(' ').slice(1));
+  assert.equal(followed.code, 0, followed.stderr);
+  assert.equal((await run(['check', ...lab, '--cluster', 'lab-1'])).code, 0);
 });
