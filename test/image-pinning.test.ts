@@ -1194,6 +1194,56 @@ test(
 );
 
 test(
+  'images moved to another mirror that serves other content for the same name and tag are warned as a moved tag is, with both digests and the copy that restores what was pinned; a mirror serving the same digest is not (docs/images.md)',
+  { skip },
+  async () => {
+    for (const repository of ['old-mirror', 'new-mirror'])
+      for (const name of ['capi-init', 'cluster-api-controller']) await pushImage(registry.url, `${repository}/${name}`, 'v1.0.0');
+    const mirror = (host: string, repository: string) => `pinImages: true\nimages:\n  all:\n    repository: ${host}/${repository}\n`;
+    const dir = manifestDir(mirror(front.host, 'old-mirror'));
+    const out = path.join(tempDir(), 'out');
+    await render(options(dir), out);
+    const file = path.join(dir, 'providers.yaml');
+    const locked = (await readLockfile(path.join(dir, 'capi-gitops.lock.yaml')))!.entries[0]!.images!;
+    const pinned = (name: string) => locked.find((i) => i.image.endsWith(`/${name}:v1.0.0`))!.digest;
+
+    // the same repository through another registry host: the same content, no warning
+    writeFileSync(file, readFileSync(file, 'utf8').replace(mirror(front.host, 'old-mirror'), mirror(registry.host, 'old-mirror')));
+    const same: Diagnostic[] = [];
+    await render({ ...options(dir), onWarning: (w) => same.push(w) }, out);
+    assert.deepEqual(
+      same.map((w) => w.message),
+      [],
+    );
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace(mirror(registry.host, 'old-mirror'), mirror(registry.host, 'new-mirror')));
+    const warnings: Diagnostic[] = [];
+    await render({ ...options(dir), onWarning: (w) => warnings.push(w) }, out);
+    const moved = warnings.filter((w) => /with other content/.test(w.message));
+    assert.equal(moved.length, 2, warnings.map((w) => w.message).join('\n'));
+    const manager = moved.find((w) => w.message.includes('cluster-api-controller'))!;
+    const now = (await readLockfile(path.join(dir, 'capi-gitops.lock.yaml')))!.entries[0]!.images!.find((i) =>
+      i.image.endsWith('/cluster-api-controller:v1.0.0'),
+    )!.digest;
+    assert.match(
+      manager.message,
+      new RegExp(
+        `^image ${registry.host}/new-mirror/cluster-api-controller:v1\\.0\\.0 \\(container manager of .*\\) is pinned to ${now}, ` +
+          `where the lockfile pinned ${registry.host}/old-mirror/cluster-api-controller:v1\\.0\\.0 at ${pinned('cluster-api-controller')}`,
+      ),
+    );
+    assert.match(
+      manager.hint!,
+      new RegExp(
+        `\`crane copy ${registry.host}/old-mirror/cluster-api-controller@${pinned('cluster-api-controller')} ${registry.host}/new-mirror/cluster-api-controller:v1\\.0\\.0\``,
+      ),
+    );
+    assert.match(manager.hint!, /then run `capi-gitops update --images cluster-api`/);
+    assert.equal(path.basename(manager.file ?? ''), 'providers.yaml');
+  },
+);
+
+test(
   'a tag the registry lacks is told at the Config images key that chose the image, else at the provider object (file:line:column)',
   { skip },
   async () => {

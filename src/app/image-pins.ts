@@ -12,6 +12,7 @@
  * new digests (`refreshLockedImages`) and fails on a registry that cannot answer, as a render does.
  */
 import { CapiGitopsError, DiagnosticBag, compareStrings, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
+import { parseImage } from '../core/image-reference.js';
 import type { KObject } from '../core/kobject.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE } from '../resolve/operator-release.js';
 import type { SourceOptions } from '../sources/request.js';
@@ -25,6 +26,7 @@ import type {
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
 import { alterImage, mergeImageOverrides, overrideKeyFor } from '../render/images.js';
+import { imageCopyCommands } from '../sources/oci/image-copy.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import { unknownLabelHint } from '../resolve/upgrade-plan.js';
 import { assertFrozen, diffLockfiles, FROZEN } from '../resolve/lock/diff.js';
@@ -258,6 +260,53 @@ function movedTagHint(label: string, image: string, fleetCluster: string | undef
   );
 }
 
+/** `name:tag` of an image named by tag (its last path element), for images of one name and tag in two registries. */
+function nameAndTag(image: string): string | undefined {
+  const parsed = parseImage(image);
+  if (!parsed.ok || !parsed.reference.tag || parsed.reference.digest) return undefined;
+  return `${parsed.reference.path.slice(parsed.reference.path.lastIndexOf('/') + 1)}:${parsed.reference.tag}`;
+}
+
+/**
+ * An image pinned afresh where the lock pinned the same name and tag from another registry or
+ * repository (an images override moved to another mirror), and the new one serves another digest:
+ * the content the kubelet pulls changes as when a tag moves, a risk review tells (docs/images.md),
+ * while the lock change reads as one image removed and another pinned. A mirror that copied the
+ * image with every architecture serves its digest: the same digest is no warning.
+ */
+function contentSwitches(
+  input: PinImagesInput<{ objects: KObject[] }>,
+  plans: readonly PinPlan[],
+  resolved: ReadonlyMap<string, string>,
+): Diagnostic[] {
+  const warnings: Diagnostic[] = [];
+  for (const plan of plans) {
+    const used = new Set(plan.uses.map((u) => u.image));
+    const before = [...plan.known].filter(([image]) => !used.has(image));
+    for (const use of plan.uses) {
+      const [now, key] = [resolved.get(use.image), nameAndTag(use.image)];
+      const old = before.find(([image, digest]) => nameAndTag(image) === key && digest !== now);
+      if (plan.known.has(use.image) || now === undefined || key === undefined || !old) continue;
+      const [oldImage, locked] = old;
+      const repository = use.image.slice(0, use.image.lastIndexOf(':'));
+      // what the lock pinned, by its digest: the content reviewed before the mirror moved
+      const copy = imageCopyCommands(`${oldImage.slice(0, oldImage.lastIndexOf(':'))}@${locked}`, use.image);
+      warnings.push({
+        ...(use.file ? { file: use.file, line: use.line, column: use.column } : {}),
+        ...(use.object ? { object: use.object, path: use.path } : {}),
+        message:
+          `image ${use.image} (${use.where}) is pinned to ${now}, where the lockfile pinned ${oldImage} at ${locked}: ` +
+          'the same image and tag from another registry or repository, with other content (as when a tag moves)',
+        expected: `${locked}, which a copy of the image with every architecture keeps`,
+        hint:
+          `review the new content as a moved tag; if ${repository} should serve what ${oldImage} did, copy it there: ${copy}; ` +
+          `then ${movedTagHint(plan.component.label, use.image, input.fleetCluster)}`,
+      });
+    }
+  }
+  return uniqueDiagnostics(warnings);
+}
+
 /** One diagnostic per message: two components that run one image report its move once. */
 function uniqueDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   return [...new Map(diagnostics.map((d) => [d.message, d])).values()];
@@ -297,6 +346,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
     return plan;
   });
   const resolved = await askRegistries(input, plans);
+  for (const warning of contentSwitches(input, plans, resolved)) input.onWarning?.(warning);
 
   const components: RenderedComponent[] = [];
   const pinned = new Map<string, LockedImage[]>();

@@ -46,6 +46,7 @@ export function withValuesHidden(f: Finding, file: string): Finding {
       return {
         ...f,
         image: HIDDEN,
+        ...(f.toImage === undefined ? {} : { toImage: HIDDEN }),
         from: HIDDEN,
         to: HIDDEN,
         message: `${f.object} container ${f.container}: same tag, new content (${why})`,

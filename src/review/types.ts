@@ -127,12 +127,17 @@ export interface ImageFinding extends FindingBase {
   to: string | null;
 }
 
-/** Same repository and tag, another digest: the tag was pushed again and now runs other content. */
+/**
+ * Same image name and tag, another digest: the tag was pushed again and now runs other content,
+ * or the image comes from another registry or repository (a mirror) that serves other content.
+ */
 export interface ImageContentFinding extends FindingBase {
   type: 'image-content';
   container: string;
   /** The reference without its digest, e.g. `registry.k8s.io/cluster-api/cluster-api-controller:v1.12.0`. */
   image: string;
+  /** The new reference without its digest, when the registry or repository changed (another mirror). */
+  toImage?: string;
   from: string;
   to: string;
 }

@@ -25,14 +25,21 @@ function containersOf(obj: KObject | undefined): Map<string, Record<string, unkn
   return out;
 }
 
-/** Both pinned, same repository and tag, different digests: `repository:tag` and the two digests. */
-export function sameTagNewContent(from: string, to: string): { image: string; from: string; to: string } | undefined {
+/**
+ * Both pinned, same image name and tag, different digests: `repository:tag` and the two digests;
+ * from another registry or repository (an images override moved to another mirror), the new
+ * `repository:tag` too: a mirror's copy of every architecture keeps the digest, so another digest
+ * is other content, as when a tag moves.
+ */
+export function sameTagNewContent(from: string, to: string): { image: string; from: string; to: string; toImage?: string } | undefined {
   const [a, b] = [parseImage(from), parseImage(to)];
   if (!a.ok || !b.ok) return undefined;
   const [ra, rb] = [a.reference, b.reference];
-  if (!ra.digest || !rb.digest || ra.digest === rb.digest || ra.domain !== rb.domain || ra.path !== rb.path || ra.tag !== rb.tag)
+  const name = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+  if (!ra.digest || !rb.digest || ra.digest === rb.digest || name(ra.path) !== name(rb.path) || !ra.tag || ra.tag !== rb.tag)
     return undefined;
-  return { image: from.slice(0, from.lastIndexOf('@')), from: ra.digest, to: rb.digest };
+  const [image, toImage] = [from.slice(0, from.lastIndexOf('@')), to.slice(0, to.lastIndexOf('@'))];
+  return { image, from: ra.digest, to: rb.digest, ...(toImage !== image ? { toImage } : {}) };
 }
 
 /** `--name=value` → name → value ("" for a bare flag); positional arguments by position. */
@@ -89,7 +96,10 @@ export function workloadFindings(before: KObject | undefined, after: KObject | u
         type: 'image-content',
         container: name,
         ...moved,
-        message: `${base.object} container ${name}: image ${moved.image}: same tag, new content (${moved.from} → ${moved.to})`,
+        message:
+          moved.toImage === undefined
+            ? `${base.object} container ${name}: image ${moved.image}: same tag, new content (${moved.from} → ${moved.to})`
+            : `${base.object} container ${name}: image ${moved.image} → ${moved.toImage}: same image and tag from another registry or repository, new content (${moved.from} → ${moved.to})`,
       });
     } else if (image(old) !== image(now)) {
       findings.push({

@@ -236,6 +236,32 @@ test('a pinned image whose tag serves new content is its own warning, "same tag,
     );
 });
 
+test('a pinned image moved to another mirror that serves other content for the same name and tag is the "same tag, new content" warning too, naming both references; the same digest from another mirror is an image change (corpus capi-controller-manager)', () => {
+  const [from, to] = ['mirror-a.example/capi/cluster-api-controller:v1.12.0', 'mirror-b.example/team/cluster-api-controller:v1.12.0'];
+  const [d1, d2] = [`sha256:${'1'.repeat(64)}`, `sha256:${'2'.repeat(64)}`];
+  const withImage = (image: string) => {
+    const deployment = corpusObject('Deployment', 'capi-controller-manager');
+    const spec = deployment.spec as { template: { spec: { containers: { name: string; image: string }[] } } };
+    spec.template.spec.containers.find((c) => c.name === 'manager')!.image = image;
+    return deployment;
+  };
+  const moved = review([withImage(`${from}@${d1}`)], [withImage(`${to}@${d2}`)]);
+  assert.deepEqual(
+    only(moved, 'image-content').map((f) => [f.risk, f.container, f.image, f.toImage, f.from, f.to]),
+    [['warning', 'manager', from, to, d1, d2]],
+  );
+  assert.equal(only(moved, 'image').length, 0);
+  assert.match(
+    only(moved, 'image-content')[0]!.message,
+    /image mirror-a\.example\/capi\/cluster-api-controller:v1\.12\.0 → mirror-b\.example\/team\/cluster-api-controller:v1\.12\.0: same image and tag from another registry or repository, new content \(sha256:1{64} → sha256:2{64}\)/,
+  );
+  assertValidJson(moved);
+  assert.deepEqual(
+    review([withImage(`${from}@${d1}`)], [withImage(`${to}@${d1}`)]).findings.map((f) => f.type),
+    ['image'],
+  );
+});
+
 test('webhooks: failurePolicy and rules changes, and a namespace move (corpus objects)', () => {
   const hooks = corpusObject('ValidatingWebhookConfiguration', 'capi-validating-webhook-configuration');
   const after = clone(hooks);

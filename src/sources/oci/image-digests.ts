@@ -30,6 +30,7 @@ import { OCI_REGISTRIES_VARIABLE } from '../credentials.js';
 import { RegistryClient, type CredentialHints } from './client.js';
 import { readDockerConfig, type DockerConfig } from './docker-config.js';
 import { SHA256_DIGEST } from './reference.js';
+import { imageCopyCommands } from './image-copy.js';
 
 /** What a registry may answer for an image: the OCI and Docker manifest and index types. */
 export const IMAGE_MANIFEST_TYPES = [
@@ -346,14 +347,10 @@ function missingImageHint(location: ImageLocation): string {
   const check = 'check the tag and the image overrides (Config images)';
   if (source === undefined)
     return `${check}: a mirror must hold every image the components run, all architectures (e.g. \`skopeo copy --all\` or \`crane copy\`)`;
-  // a digest is pushed under the image's tag (skopeo keeps the digest only when told to; crane always does)
+  // a digest is pushed under the image's tag
   const tag = parseImage(location.request.image);
   const destination = `${location.registry}/${location.repository}${tag.ok && tag.reference.tag ? `:${tag.reference.tag}` : ''}`;
-  const options = `--all${location.digest ? ' --preserve-digests' : ''}${plainHttp(apiHost(location.registry)) ? ' --dest-tls-verify=false' : ''}`;
-  return (
-    `copy ${source} into the mirror, all architectures: \`skopeo copy ${options} docker://${source} docker://${destination}\` ` +
-    `or \`crane copy ${source} ${destination}\`; else ${check}`
-  );
+  return `copy ${source} into the mirror, all architectures: ${imageCopyCommands(source, destination)}; else ${check}`;
 }
 
 /** A 200 with a manifest type, or the error for the status. */
