@@ -188,7 +188,7 @@ export async function resolveFleet(
           frozen: false,
           onWarning: told.from(cluster.name),
           versionRelease: versionRelease(cluster),
-          versionLayer: (provider: string) => cluster.origin(provider, ['spec', 'version'])?.layer,
+          versionLayer: versionLayer(cluster),
           stepRelease: stepRelease(fleet.releases),
         };
         // collectAll: what did not resolve travels with the resolution, named after its cluster and layer when reported
@@ -314,6 +314,12 @@ function stepRelease(
     }
     return best && { name: best.name, version: best.version };
   };
+}
+
+/** The layer that set a provider's spec.version (`Kind/namespace/name`), or certManager.version (`certManager`), in this cluster. */
+function versionLayer(cluster: FleetCluster): (provider: string) => string | undefined {
+  return (provider) =>
+    (provider === 'certManager' ? cluster.configOrigin(['certManager', 'version']) : cluster.origin(provider, ['spec', 'version']))?.layer;
 }
 
 /** The Release whose entry set a provider's spec.version in this cluster (its name), if one did. */

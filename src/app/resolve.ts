@@ -197,7 +197,7 @@ function moveWarnings(
     ...downgradeWarnings(previous, providers, options.versionLayer),
     ...minorSkipWarnings(previous, providers, options.versionRelease, options.stepRelease),
     ...kubeadmSplitWarnings(previous, providers, options.versionRelease),
-    ...certManagerDowngradeWarnings(previous, certManager, manifest.config),
+    ...certManagerDowngradeWarnings(previous, certManager, manifest.config, options.versionLayer?.('certManager')),
   ];
 }
 

@@ -48,8 +48,9 @@ export interface RenderOptions {
   /** A fleet cluster's: the Release whose entry set a provider's spec.version (`Kind/namespace/name`), for hints. */
   versionRelease?: (provider: string) => string | undefined;
   /**
-   * A fleet cluster's: the layer that set a provider's spec.version (`shared manifest`,
-   * `release <name>`, `overlay`, `unsupportedOverrides`), for hints that say where to set it.
+   * A fleet cluster's: the layer that set a provider's spec.version (`Kind/namespace/name`), or
+   * certManager.version (`certManager`): `shared manifest`, `release <name>`, `overlay`,
+   * `unsupportedOverrides`, for hints that say where to set it.
    */
   versionLayer?: (provider: string) => string | undefined;
   /**

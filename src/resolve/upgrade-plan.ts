@@ -256,7 +256,15 @@ export function downgradeWarnings(
       object: providerObjectName(provider),
       path: 'spec.version',
       message: `${resolved.version} is below the locked ${entry.version}: a downgrade, which Cluster API does not support and the operator refuses (preflight_checks.go checkProviderVersion)`,
-      hint: downgradeHint(provider, entry.version, versionLayer?.(providerObjectName(provider))),
+      hint: downgradeHint(
+        {
+          entry: `providers: {${provider.kind}/${provider.name}: {spec: {version: ${entry.version}}}}`,
+          release: `${provider.kind}/${provider.name}: ${entry.version}`,
+          onPurpose: 'make sure no object was stored at a newer API version first',
+        },
+        entry.version,
+        versionLayer?.(providerObjectName(provider)),
+      ),
     });
   }
   return warnings;
@@ -268,10 +276,14 @@ export function downgradeWarnings(
  * The shared manifest's and a release's lines are read by other clusters too, which a change there
  * would move: the clusters named keep it in their own entries of `clusters:`, or on a release.
  */
-function downgradeHint(provider: ResolvedProvider['provider'], locked: string, layer: string | undefined): string {
-  const onPurpose = 'roll back on purpose, make sure no object was stored at a newer API version first';
-  const key = `${provider.kind}/${provider.name}`;
-  const own = `in each one's entry of clusters: (providers: {${key}: {spec: {version: ${locked}}}})`;
+function downgradeHint(
+  /** What keeps it in a cluster's entry of `clusters:` and in a Release; what to make sure of before rolling back. */
+  keep: { entry: string; release: string; onPurpose: string },
+  locked: string,
+  layer: string | undefined,
+): string {
+  const onPurpose = `roll back on purpose, ${keep.onPurpose}`;
+  const own = `in each one's entry of clusters: (${keep.entry})`;
   if (layer === 'shared manifest')
     return (
       `keep ${locked} for the clusters named: here if every cluster that reads this line should run it, else ${own} ` +
@@ -279,7 +291,7 @@ function downgradeHint(provider: ResolvedProvider['provider'], locked: string, l
     );
   if (layer?.startsWith('release '))
     return (
-      `keep ${locked} for the clusters named: in ${layer} (${key}: ${locked}) if every cluster on it should run it, ` +
+      `keep ${locked} for the clusters named: in ${layer} (${keep.release}) if every cluster on it should run it, ` +
       `else on another release with it (release:) or ${own}; or move forward. To ${onPurpose}`
     );
   return `keep ${locked} or move forward; to ${onPurpose}`;
@@ -288,12 +300,15 @@ function downgradeHint(provider: ResolvedProvider['provider'], locked: string, l
 /**
  * cert-manager asked below the locked release: clusterctl leaves a newer cert-manager in place
  * (cert_manager.go shouldUpgrade), a render writes the older one. One warning, at the field
- * that chooses the release; patch releases back pass, as for providers.
+ * that chooses the release; patch releases back pass, as for providers. In a fleet, the hint says
+ * where the clusters named keep the locked release, as for providers (downgradeHint).
  */
 export function certManagerDowngradeWarnings(
   previous: Lockfile | undefined,
   certManager: ResolvedCertManager | null,
   config: ToolConfig,
+  /** In a fleet, the layer that set certManager.version (`shared manifest`, `release <name>`, `overlay`). */
+  versionLayer?: string,
 ): Diagnostic[] {
   const entry = previous?.entries.find((e) => e.kind === 'CertManager');
   const [from, to] = [parseSemantic(entry?.version ?? ''), parseSemantic(certManager?.version ?? '')];
@@ -304,7 +319,15 @@ export function certManagerDowngradeWarnings(
       message:
         `${certManager.version} is below the locked ${entry.version}: a downgrade, which clusterctl never makes ` +
         '(it leaves a newer cert-manager in place, cert_manager.go shouldUpgrade)',
-      hint: `keep ${entry.version} or move forward; to roll back on purpose, make sure no cert-manager object was stored at a newer API version first`,
+      hint: downgradeHint(
+        {
+          entry: `certManager: {version: ${entry.version}}`,
+          release: `certManager: {version: ${entry.version}}`,
+          onPurpose: 'make sure no cert-manager object was stored at a newer API version first',
+        },
+        entry.version,
+        versionLayer,
+      ),
     },
   ];
 }
