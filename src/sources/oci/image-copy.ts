@@ -16,8 +16,10 @@ function plainHttp(image: string): boolean {
  * `skopeo copy --all` (told a registry on a loopback address speaks plain HTTP, and to keep the
  * digest a source names, which crane always keeps) or `crane copy`, which knows a loopback one.
  */
-export function imageCopyCommands(source: string, destination: string): string {
-  const parsed = parseImage(source);
+export function imageCopyCommands(written: string, destination: string): string {
+  const parsed = parseImage(written);
+  // a digest names the content: skopeo refuses a reference with a tag too
+  const source = parsed.ok && parsed.reference.digest && parsed.reference.tag ? written.replace(`:${parsed.reference.tag}@`, '@') : written;
   const options = [
     '--all',
     ...(parsed.ok && parsed.reference.digest ? ['--preserve-digests'] : []),
