@@ -550,6 +550,22 @@ test("{{#each}} over a string, number or boolean fails at its line naming the va
   assert.match(YAML.stringify(map.map((d) => d.object)), /a: "1"/);
 });
 
+test('a required value a loop reads on every turn is one problem at its place, and the run goes on to the next problem of the template (helm engine.go: every problem in one run)', async () => {
+  const template =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n{{#each Values.items}}\n  {{@key}}: {{required "owner is needed" @root.Values.owner}}\n{{/each}}\n' +
+    '  extra: {{required "team is needed" Values.team}}\n';
+  const error = await rejection(
+    renderProbe({ 'values.yaml': 'owner: null\nteam: ""\nitems: {a: 1, b: 2, c: 3}\n', 'templates/cm.yaml': template }),
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.line, d.message]),
+    [
+      [7, 'owner is needed'],
+      [9, 'team is needed'],
+    ],
+  );
+});
+
 test('a releaseName and namespace that read as numbers ("2024", "0777") stay strings in every built-in template: the wiring renders with both layouts', async () => {
   const manifestPaths = [writeTempManifest({ 'p.yaml': corpusManifest() })];
   const set = [

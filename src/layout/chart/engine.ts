@@ -454,7 +454,10 @@ export function compileChart(
         const error = located(err, files.at(-1)!, loc);
         // the run goes on past a value a helper refuses, its output empty, up to a bound
         if (!error.ofValue || valueProblems.length >= MAX_VALUE_PROBLEMS) throw error;
-        valueProblems.push({ error, loc });
+        // a loop meets it at one place on each turn: one problem
+        const same = (p: TemplateRuntimeError) =>
+          p.file === error.file && p.line === error.line && p.column === error.column && p.message === error.message;
+        if (!valueProblems.some((p) => same(p.error))) valueProblems.push({ error, loc });
         return '';
       }
     });
