@@ -133,9 +133,15 @@ function imageOrigin(
  * The image as the components wrote it, when an override (a mirror) rewrote it: the image in the
  * component's artifact that the overrides turn into `image`. A registry that lacks `image` is then
  * told with the copy that fills it. None when no override applies, or none of the artifact's
- * images gives `image` (one written with a variable).
+ * images gives `image` (one written with a variable). Asked only then: it reads the artifact's
+ * text, megabytes for a core provider, which a render that pins from its lock never needs.
  */
-function imageSource(input: PinImagesInput<{ objects: KObject[] }>, component: RenderedComponent, image: string): { source?: string } {
+function imageSource(input: PinImagesInput<{ objects: KObject[] }>, component: RenderedComponent, image: string): () => string | undefined {
+  let found: { source?: string } | undefined;
+  return () => (found ??= writtenImage(input, component, image)).source;
+}
+
+function writtenImage(input: PinImagesInput<{ objects: KObject[] }>, component: RenderedComponent, image: string): { source?: string } {
   const { resolution } = input;
   const config = resolution.manifest.config.images ?? {};
   const secret = input.secretImages?.get(component.label)?.overrides;
@@ -284,9 +290,10 @@ function contentSwitches(
     const used = new Set(plan.uses.map((u) => u.image));
     const before = [...plan.known].filter(([image]) => !used.has(image));
     for (const use of plan.uses) {
-      const [now, key] = [resolved.get(use.image), nameAndTag(use.image)];
-      const old = before.find(([image, digest]) => nameAndTag(image) === key && digest !== now);
-      if (plan.known.has(use.image) || now === undefined || key === undefined || !old) continue;
+      // only an image asked afresh: one the lock pins already kept its content
+      const [now, key] = plan.known.has(use.image) ? [] : [resolved.get(use.image), nameAndTag(use.image)];
+      const old = key === undefined ? undefined : before.find(([image, digest]) => nameAndTag(image) === key && digest !== now);
+      if (now === undefined || !old) continue;
       const [oldImage, locked] = old;
       const repository = use.image.slice(0, use.image.lastIndexOf(':'));
       // what the lock pinned, by its digest: the content reviewed before the mirror moved
@@ -335,7 +342,7 @@ export async function pinImages<M extends { objects: KObject[] }>(input: PinImag
       path: use.path,
       where: `container ${use.container} of ${use.object} in ${artifact}`,
       ...imageOrigin(input, component, use.image),
-      ...imageSource(input, component, use.image),
+      source: imageSource(input, component, use.image),
     }));
     const known = new Map((entry?.images ?? []).map((i) => [i.image, i.digest]));
     for (const { image } of uses) {

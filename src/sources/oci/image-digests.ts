@@ -75,8 +75,8 @@ export interface ImageUse {
   /** The object and field, so the diagnostic points at them. */
   object?: string;
   path?: string;
-  /** The image as the components wrote it, when an image override (a mirror) rewrote it. */
-  source?: string;
+  /** The image as the components wrote it, when an image override (a mirror) rewrote it; read only for a hint. */
+  source?: () => string | undefined;
   /** Where the manifest chose the image: the Config images key that rewrote it, else the provider object. */
   file?: string;
   line?: number;
@@ -343,7 +343,7 @@ async function digestOf(client: RegistryClient, base: string, location: ImageLoc
  * crane knows a loopback one). Without the image the components wrote, the tag and the overrides.
  */
 function missingImageHint(location: ImageLocation): string {
-  const source = location.request.uses.find((use) => use.source !== undefined)?.source;
+  const source = location.request.uses.map((use) => use.source?.()).find((written) => written !== undefined);
   const check = 'check the tag and the image overrides (Config images)';
   if (source === undefined)
     return `${check}: a mirror must hold every image the components run, all architectures (e.g. \`skopeo copy --all\` or \`crane copy\`)`;
