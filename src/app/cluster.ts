@@ -679,7 +679,19 @@ export function readmeCommandFor(options: RenderOptions): string {
 
 /** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
-  return JSON.stringify([r.kind, r.name, r.label, r.version, r.namespace, r.components.sha256, r.provider.spec, images ?? {}, unmanaged]);
+  const turtles = r.provider.turtles === true;
+  return JSON.stringify([
+    r.kind,
+    r.name,
+    r.label,
+    r.version,
+    r.namespace,
+    r.components.sha256,
+    r.provider.spec,
+    turtles,
+    images ?? {},
+    unmanaged,
+  ]);
 }
 
 /** Each provider's variables, their defaults and where each value comes from (`render --list-variables`). */

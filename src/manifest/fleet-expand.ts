@@ -420,6 +420,8 @@ function mergedManifest(
       value: (path: FieldPath) => layerOf(layers, ['providers', key, ...path])?.where(['providers', key, ...path]) ?? position,
       enumerable: false,
     });
+    // a Turtles CAPIProvider of the shared manifest keeps Turtles' steps in every cluster
+    if (shared.get(key)?.turtles) Object.defineProperty(provider, 'turtles', { value: true, enumerable: false });
     providers.push(provider);
   }
   const configDocument: Record<string, unknown> = {

@@ -166,6 +166,8 @@ interface ObjectUnit {
   conversion?: readonly ConversionEdit[];
   /** The whole document, not an item of a List. */
   isDocument?: boolean;
+  /** A Rancher Turtles CAPIProvider, converted to its operator object. */
+  turtles?: boolean;
   /** The document's value: a Config problem under `clusters[N]` names that cluster. */
   value?: unknown;
 }
@@ -300,6 +302,7 @@ class ManifestCollector {
     plan.warnings.forEach((finding) => this.report(unit, finding, this.warnings));
     if (!plan.kind) return undefined;
     unit.conversion = plan.edits;
+    unit.turtles = true;
     if (plan.secret) {
       const spec = isPlainObject(object.spec) ? object.spec : {};
       const field = 'variables' in spec ? 'variables' : 'features' in spec ? 'features' : 'type';
@@ -535,6 +538,7 @@ class ManifestCollector {
         });
         if (typeof installed === 'string' && installed !== '')
           Object.defineProperty(provider, 'installedVersion', { value: installed, enumerable: false });
+        if (unit.turtles) Object.defineProperty(provider, 'turtles', { value: true, enumerable: false });
         this.providers.push(provider);
         break;
       }

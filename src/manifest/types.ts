@@ -115,6 +115,8 @@ export interface ProviderObject {
   fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
   /** status.installedVersion of an object exported from a cluster: what the operator installed. Not enumerable. */
   installedVersion?: string;
+  /** Read from a Rancher Turtles CAPIProvider: rendered with Turtles' own steps (render/turtles.ts). Not enumerable. */
+  turtles?: boolean;
 }
 
 // ---- Secrets and ConfigMaps given in the input ---------------------------------------------

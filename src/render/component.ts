@@ -399,6 +399,7 @@ function renderContext(input: ProviderInput, withoutSecrets?: Record<string, Ima
     imageOverridesWithoutSecrets: withoutSecrets,
     configImageOverrides: input.configImageOverrides,
     origin: originOf(r),
+    ...(r.provider.turtles ? { turtles: true } : {}),
     secretFields: [],
   };
 }

@@ -16,6 +16,7 @@ import { removeOwnerReferences } from './owner-references.js';
 import { convertTypedMetadata, PROVIDER_CONVERTED_KINDS } from './typed-metadata.js';
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
+import { addClusterIndexedLabel } from './turtles.js';
 import { sortObjects } from '../core/order.js';
 import type { MarkedRender } from './types.js';
 
@@ -41,6 +42,8 @@ export interface RenderContext {
   /** Config.images alone: the operator's second pass, over images its customisations set. */
   configImageOverrides?: Record<string, ImageMeta>;
   origin: ProviderOrigin;
+  /** Read from a Rancher Turtles CAPIProvider: Turtles' own step after the operator's (turtles.ts). */
+  turtles?: boolean;
   /**
    * Fields a value from a Secret was written to, recorded by the filters (as kustomize's
    * namespace filter tracks the fields it sets), so the secrets stage can refuse or protect them.
@@ -88,7 +91,8 @@ const imageOverrides: RenderFilter = (objects, context) => {
  * A provider's filters in order: clusterctl's NewComponents (the labels and annotations its Go
  * conversions read, images, target namespace, labels),
  * then the operator's customisations (deployment, patches, then Config.images over the images
- * they set), ownerReferences removed, the
+ * they set), then, for a Turtles CAPIProvider, Turtles' customAlterComponentsFuncs (its CRDs
+ * labelled), ownerReferences removed, the
  * inventory objects added (the inventory CRD rides with the core provider), and the output order.
  */
 export const PROVIDER_FILTERS: readonly RenderFilter[] = [
@@ -109,6 +113,7 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
     const patched = applyProviderPatches(customized, context.spec, context.origin);
     return overrideCustomizedImages(objects, patched, context.label, context.configImageOverrides ?? {});
   },
+  (objects, context) => (context.turtles ? addClusterIndexedLabel(objects) : objects),
   (objects) => removeOwnerReferences(objects),
   (objects, { kind: type, name, version, namespace }) => [
     ...objects,

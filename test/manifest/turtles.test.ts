@@ -274,12 +274,26 @@ test('a type Turtles does not install is an error at spec.type (exact case, oper
   });
 });
 
-test('render: CAPIProviders render exactly as the operator objects and Secrets Turtles makes of them, with no option (internal/sync/secret_sync.go SyncObjects)', async () => {
+test('render: CAPIProviders render as the operator objects and Secrets Turtles makes of them, with no option, their CRDs labelled auth.cattle.io/cluster-indexed as Turtles labels them (internal/sync/secret_sync.go SyncObjects, internal/provider/rancher.go AddClusterIndexedLabelFn)', async () => {
   const render = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text })] })).files;
   const fromTurtles = await render(TURTLES + '---\n' + CONFIG);
   const fromOperator = await render(OPERATOR);
   assert.deepEqual([...fromTurtles.keys()], [...fromOperator.keys()]);
-  for (const [file, text] of fromTurtles) assert.equal(text, fromOperator.get(file), file);
+  const common = '    clusterctl.cluster.x-k8s.io: ""\n';
+  let labelled = 0;
+  for (const [file, text] of fromTurtles) {
+    const operator = fromOperator.get(file)!;
+    // every CRD of the three providers' components; not cert-manager's, no CAPIProvider's, nor the clusterctl
+    // inventory CRD, which no provider's components hold
+    const crd =
+      /^kind: CustomResourceDefinition$/m.test(operator) &&
+      !file.startsWith('00-cert-manager/') &&
+      !file.includes('providers.clusterctl.cluster.x-k8s.io');
+    if (crd) labelled++;
+    const expected = crd ? operator.replace(common, `${common}    auth.cattle.io/cluster-indexed: "true"\n`) : operator;
+    assert.ok(text === expected, file);
+  }
+  assert.ok(labelled > 10, `${labelled} CRDs`);
   // features: {machinePool: false} turned the bootstrap's gate off
   const bootstrap = fromTurtles.get('02-bootstrap-kubeadm/deployment-capi-kubeadm-bootstrap-controller-manager.yaml')!;
   assert.match(bootstrap, /--feature-gates=MachinePool=false,/);
@@ -689,4 +703,28 @@ test('a Config variable Turtles sets itself for an azure CAPIProvider (EXP_AKS_R
   const again = await runCli(['render', '-f', file, '-o', out]);
   assert.equal(again.code, 0, again.stderr);
   assert.doesNotMatch(again.stderr, /EXP_AKS_RESOURCE_HEALTH/, again.stderr);
+});
+
+test("a fleet's clusters render a shared CAPIProvider's CRDs with Turtles' label, its operator objects' without (rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn)", async () => {
+  const dir = writeTempManifest({
+    'core.yaml': TURTLES.split('---\n')[0]!,
+    'bootstrap.yaml': OPERATOR.split('---\n').slice(2, 4).join('---\n'),
+    'config.yaml': `${CONFIG}secrets:\n  public: [CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL]\nclusters:\n- name: a1\n- name: a2\n`,
+  });
+  const out = path.join(tempDir(), 'out');
+  const rendered = await runCli(['render', '-f', dir, '-o', out, '--fleet-layout', 'full']);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  const crds = [...readTree(out)].filter(([file]) => /customresourcedefinition-[^/]*\.yaml$/.test(file) && !file.includes('cert-manager'));
+  const core = crds.filter(([file]) => file.includes('/01-cluster-api/'));
+  const bootstrap = crds.filter(([file]) => file.includes('/02-bootstrap-kubeadm/'));
+  assert.ok(core.length > 0 && bootstrap.length > 0, crds.map(([file]) => file).join('\n'));
+  for (const [file, text] of core) {
+    const inventory = file.includes('providers.clusterctl.cluster.x-k8s.io');
+    assert.equal(/auth\.cattle\.io\/cluster-indexed: "true"/.test(text), !inventory, file);
+  }
+  for (const [file, text] of bootstrap) assert.doesNotMatch(text, /auth\.cattle\.io/, file);
+  assert.ok(
+    ['a1', 'a2'].every((cluster) => core.some(([file]) => file.startsWith(`${cluster}/`) || file.includes(`/${cluster}/`))),
+    core.map(([file]) => file).join('\n'),
+  );
 });

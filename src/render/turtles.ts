@@ -1,0 +1,19 @@
+/**
+ * What Rancher Turtles' embedded operator does to a CAPIProvider's components beyond the
+ * cluster-api-operator: its `customAlterComponentsFuncs` (rancher/turtles
+ * internal/controllers/operator_reconciler.go BuildWithManager), which the operator runs after its
+ * customisations, patches and image overrides (cluster-api-operator internal/controller/phase_fetch.go
+ * Fetch). The first, always on: every CRD labelled for Rancher's auth index. The second,
+ * `internal/provider/wrangler.go` WranglerPatcher behind the `no-cert-manager` feature gate, is not
+ * made here (docs/manifest.md): the gate is Turtles' own setting, which no CAPIProvider holds.
+ */
+import type { KObject } from '../core/kobject.js';
+import { addLabels } from './labels.js';
+
+/** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey. */
+export const CLUSTER_INDEXED_LABEL = 'auth.cattle.io/cluster-indexed';
+
+/** rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn: `"true"` on every CRD, over a value it had. */
+export function addClusterIndexedLabel(objects: KObject[]): KObject[] {
+  return objects.map((o) => (o.kind === 'CustomResourceDefinition' ? addLabels([o], { [CLUSTER_INDEXED_LABEL]: 'true' })[0]! : o));
+}
