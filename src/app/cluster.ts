@@ -15,6 +15,7 @@ import { closestName } from '../manifest/fields.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
+import { wranglerWarnings } from './turtles.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
@@ -118,6 +119,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       ...unappliedCustomizationWarnings(prepared, rendered.components),
       ...namespacePatchWarnings(prepared),
       ...unreadAdditionalDeploymentWarnings(prepared, rendered.components),
+      ...wranglerWarnings(prepared, rendered.components),
     ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
@@ -679,7 +681,7 @@ export function readmeCommandFor(options: RenderOptions): string {
 
 /** Every input of a provider's render except its parsed objects (which the run keys by identity). */
 function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
-  const turtles = r.provider.turtles === true;
+  const turtles = r.provider.turtles !== undefined;
   return JSON.stringify([
     r.kind,
     r.name,

@@ -421,7 +421,8 @@ function mergedManifest(
       enumerable: false,
     });
     // a Turtles CAPIProvider of the shared manifest keeps Turtles' steps in every cluster
-    if (shared.get(key)?.turtles) Object.defineProperty(provider, 'turtles', { value: true, enumerable: false });
+    const turtles = shared.get(key)?.turtles;
+    if (turtles) Object.defineProperty(provider, 'turtles', { value: turtles, enumerable: false });
     providers.push(provider);
   }
   const configDocument: Record<string, unknown> = {

@@ -538,7 +538,7 @@ class ManifestCollector {
         });
         if (typeof installed === 'string' && installed !== '')
           Object.defineProperty(provider, 'installedVersion', { value: installed, enumerable: false });
-        if (unit.turtles) Object.defineProperty(provider, 'turtles', { value: true, enumerable: false });
+        if (unit.turtles) Object.defineProperty(provider, 'turtles', { value: unit.label ?? CAPI_PROVIDER_KIND, enumerable: false });
         this.providers.push(provider);
         break;
       }

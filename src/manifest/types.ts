@@ -115,8 +115,11 @@ export interface ProviderObject {
   fieldPosition?: (path: readonly (string | number)[]) => SourcePosition;
   /** status.installedVersion of an object exported from a cluster: what the operator installed. Not enumerable. */
   installedVersion?: string;
-  /** Read from a Rancher Turtles CAPIProvider: rendered with Turtles' own steps (render/turtles.ts). Not enumerable. */
-  turtles?: boolean;
+  /**
+   * The Rancher Turtles CAPIProvider it was read from, as the input names it
+   * (`CAPIProvider/capi-system/cluster-api`): rendered with Turtles' own steps (render/turtles.ts). Not enumerable.
+   */
+  turtles?: string;
 }
 
 // ---- Secrets and ConfigMaps given in the input ---------------------------------------------

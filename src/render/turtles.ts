@@ -5,10 +5,19 @@
  * customisations, patches and image overrides (cluster-api-operator internal/controller/phase_fetch.go
  * Fetch). The first, always on: every CRD labelled for Rancher's auth index. The second,
  * `internal/provider/wrangler.go` WranglerPatcher behind the `no-cert-manager` feature gate, is not
- * made here (docs/manifest.md): the gate is Turtles' own setting, which no CAPIProvider holds.
+ * made here (docs/manifest.md): the gate is Turtles' own setting, which no CAPIProvider holds; what
+ * it would remove is told (app/turtles.ts).
  */
-import type { KObject } from '../core/kobject.js';
+import { describeObject, type KObject } from '../core/kobject.js';
 import { addLabels } from './labels.js';
+
+/** rancher/turtles internal/provider/wrangler.go CertificateAnnotationKey, which WranglerPatcher sets on webhook Services. */
+export const WRANGLER_CERTIFICATE_ANNOTATION = 'need-a-cert.cattle.io/secret-name';
+
+/** The objects WranglerPatcher drops (its filter: kind `Certificate` or `Issuer`, whatever the group), as describeObject names them. */
+export function wranglerRemovedObjects(objects: readonly KObject[]): string[] {
+  return objects.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => describeObject(o));
+}
 
 /** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey. */
 export const CLUSTER_INDEXED_LABEL = 'auth.cattle.io/cluster-indexed';

@@ -11,12 +11,13 @@ import { pathToFileURL } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
 import type { Manifest } from '../../src/manifest/types.js';
-import { CapiGitopsError, formatWarning } from '../../src/core/diagnostics.js';
+import { CapiGitopsError, formatWarning, type Diagnostic } from '../../src/core/diagnostics.js';
 import { convertManifestText } from '../../src/manifest/convert-documents.js';
 import { PROVIDER_SPEC_FIELDS } from '../../src/manifest/turtles.js';
 import { updateManifestVersions } from '../../src/manifest/update-versions.js';
 import { secretAwareLookup } from '../../src/secrets/index.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
+import { renderOutput } from '../../src/app/run.js';
 import { corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { assertNoStackTrace, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/tree.js';
@@ -727,4 +728,42 @@ test("a fleet's clusters render a shared CAPIProvider's CRDs with Turtles' label
     ['a1', 'a2'].every((cluster) => core.some(([file]) => file.startsWith(`${cluster}/`) || file.includes(`/${cluster}/`))),
     core.map(([file]) => file).join('\n'),
   );
+});
+
+test("a CAPIProvider whose components hold cert-manager Certificates or Issuers is a warning at the object: Turtles' no-cert-manager feature (on by default from v0.27.0) swaps them for Rancher's certificates, which capi-gitops cannot know is on; the hint takes Rancher's annotation off the Services the components label (rancher/turtles internal/provider/wrangler.go WranglerPatcher, feature/feature.go NoCertManager)", async () => {
+  const warningsOf = async (text: string) => {
+    const dir = writeTempManifest({ 'm.yaml': text });
+    const warnings: Diagnostic[] = [];
+    const result = await renderOutput({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    return { file: path.join(dir, 'm.yaml'), warnings: warnings.filter((w) => /no-cert-manager/.test(w.message)), result };
+  };
+  const { file, warnings, result } = await warningsOf(TURTLES + '---\n' + CONFIG);
+  // each at its object's start: the 1-based line of its apiVersion, column 1
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const starts = lines.flatMap((l, i) => (l === 'apiVersion: turtles-capi.cattle.io/v1alpha1' ? [i + 1] : []));
+  assert.deepEqual(
+    warnings.map((w) => [w.object, path.resolve(w.file!), w.line, w.column]),
+    [
+      ['CAPIProvider/cattle-capi-system/cluster-api', file, starts[0]!, 1],
+      ['CAPIProvider/capi-kubeadm-bootstrap-system/kubeadm-bootstrap', file, starts[1]!, 1],
+      ['CAPIProvider/capi-kubeadm-control-plane-system/kubeadm-control-plane', file, starts[2]!, 1],
+    ],
+  );
+  const [core] = warnings;
+  assert.match(
+    core!.message,
+    /applies cluster-api without Issuer\/cattle-capi-system\/capi-selfsigned-issuer, Certificate\/cattle-capi-system\/capi-serving-cert, /,
+  );
+  assert.match(core!.message, /internal\/provider\/wrangler\.go WranglerPatcher/);
+  const command =
+    'kubectl annotate services -n cattle-capi-system -l cluster.x-k8s.io/provider=cluster-api need-a-cert.cattle.io/secret-name-';
+  assert.ok(core!.hint!.endsWith(command), core!.hint);
+  // the selector finds the webhook Service: the components label it so, as Turtles applied them
+  const files = 'files' in result ? result.files : new Map<string, string>();
+  const service = [...files].find(([name]) => /^01-cluster-api\/service-capi-webhook-service\.yaml$/.test(name))?.[1] ?? '';
+  assert.match(service, /namespace: cattle-capi-system\n/);
+  assert.match(service, /cluster\.x-k8s\.io\/provider: cluster-api\n/);
+
+  // operator objects: what the cluster-api-operator applies, and no word
+  assert.deepEqual((await warningsOf(OPERATOR)).warnings, []);
 });
