@@ -34,7 +34,7 @@ import {
   type SourceDocument,
 } from './yaml-source.js';
 import { planV1alpha1Conversion, type ConversionEdit } from './v1alpha1.js';
-import { planTurtlesConversion, type TurtlesSecret } from './turtles.js';
+import { CLUSTER_INDEXED_PATCH, CLUSTER_INDEXED_LABEL, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
 
 interface ConvertedObject {
   file: string;
@@ -462,6 +462,13 @@ function convertCapiProvider(
     ...nodePosition(source, root),
     object: label,
     note: `converted ${label} to ${target}${written ? '' : ` and Secret ${secret.namespace}/${secret.name}`}, as Rancher Turtles reconciles it`,
+  });
+  out.warnings.push({
+    ...nodePosition(source, root),
+    object: label,
+    message: `Turtles labels every CRD of this provider's components ${CLUSTER_INDEXED_LABEL}: "true" (internal/provider/rancher.go AddClusterIndexedLabelFn); as ${target}, an operator object, they render without it`,
+    hint: `to keep the label, add this entry to ${target}'s spec.patches, after any entry it has (Turtles labels after the operator's patches)`,
+    example: CLUSTER_INDEXED_PATCH,
   });
   return text;
 }

@@ -29,6 +29,17 @@ import { closestName } from './fields.js';
 import { shellWord } from '../core/shell.js';
 import type { ConversionEdit } from './v1alpha1.js';
 
+/** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey: "true" on every CRD of a CAPIProvider's components. */
+export const CLUSTER_INDEXED_LABEL = 'auth.cattle.io/cluster-indexed';
+
+/** The spec.patches entry that gives an operator object's CRDs Turtles' label (the operator's patches reach every CRD). */
+export const CLUSTER_INDEXED_PATCH = `- target:
+    kind: CustomResourceDefinition
+  patch: |
+    metadata:
+      labels:
+        ${CLUSTER_INDEXED_LABEL}: "true"`;
+
 /** spec.type → operator kind (operator_reconciler.go toClusterctlType; api/v1alpha1/provider_types.go Type). */
 const TURTLES_TYPES: Readonly<Record<string, ProviderKind>> = {
   infrastructure: 'InfrastructureProvider',

@@ -9,6 +9,7 @@
  * it would remove is told (app/turtles.ts).
  */
 import { describeObject, type KObject } from '../core/kobject.js';
+import { CLUSTER_INDEXED_LABEL } from '../manifest/turtles.js';
 import { addLabels } from './labels.js';
 
 /** rancher/turtles internal/provider/wrangler.go CertificateAnnotationKey, which WranglerPatcher sets on webhook Services. */
@@ -18,9 +19,6 @@ export const WRANGLER_CERTIFICATE_ANNOTATION = 'need-a-cert.cattle.io/secret-nam
 export function wranglerRemovedObjects(objects: readonly KObject[]): string[] {
   return objects.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => describeObject(o));
 }
-
-/** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey. */
-export const CLUSTER_INDEXED_LABEL = 'auth.cattle.io/cluster-indexed';
 
 /** rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn: `"true"` on every CRD, over a value it had. */
 export function addClusterIndexedLabel(objects: KObject[]): KObject[] {

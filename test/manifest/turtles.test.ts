@@ -767,3 +767,32 @@ test("a CAPIProvider whose components hold cert-manager Certificates or Issuers 
   // operator objects: what the cluster-api-operator applies, and no word
   assert.deepEqual((await warningsOf(OPERATOR)).warnings, []);
 });
+
+test("convert warns that the operator object renders its CRDs without Turtles' auth.cattle.io/cluster-indexed label, and the spec.patches entry its example gives renders them as the CAPIProvider did (rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn)", async () => {
+  const { result } = convertManifestText('providers.yaml', TURTLES);
+  const told = result.warnings.filter((w) => /auth\.cattle\.io\/cluster-indexed/.test(w.message));
+  // each at its object's start: the line of its apiVersion, column 1
+  const starts = TURTLES.split('\n').flatMap((l, i) => (l.startsWith('apiVersion:') ? [i + 1] : []));
+  assert.deepEqual(
+    told.map((w) => [w.object, w.line, w.column]),
+    [
+      ['CAPIProvider/cattle-capi-system/cluster-api', starts[0], 1],
+      ['CAPIProvider/capi-kubeadm-bootstrap-system/kubeadm-bootstrap', starts[1], 1],
+      ['CAPIProvider/capi-kubeadm-control-plane-system/kubeadm-control-plane', starts[2], 1],
+    ],
+  );
+  const example = told[0]!.example!;
+  assert.match(told[0]!.hint!, /spec\.patches/);
+  // the example followed literally: added to each operator object's spec.patches, the render is the CAPIProviders'
+  const indented = example
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+  const patched = OPERATOR.replaceAll('spec:\n  version: v1.12.0\n', `spec:\n  patches:\n${indented}\n  version: v1.12.0\n`);
+  assert.equal(patched.split('  patches:\n').length, 4);
+  const render = async (text: string) => (await renderManagementCluster({ manifestPaths: [writeTempManifest({ 'm.yaml': text })] })).files;
+  const [fromTurtles, fromOperator] = [await render(TURTLES + '---\n' + CONFIG), await render(patched)];
+  assert.deepEqual([...fromOperator.keys()], [...fromTurtles.keys()]);
+  for (const [file, text] of fromTurtles) assert.ok(text === fromOperator.get(file), file);
+});
