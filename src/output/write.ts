@@ -18,7 +18,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
-import { linkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
@@ -504,16 +504,19 @@ async function buildTree(
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
   // The new tree is this run's alone until the swap: plain synchronous calls write a render's
   // hundred files in about half the time of pooled asynchronous ones (no thread-pool round trips).
+  const rewritten = [...plan.written, INDEX_FILE];
   for (const p of plan.unchanged) {
     try {
       linkSync(path.join(target.path, p), path.join(tmp, p));
     } catch {
       writeFileSync(path.join(tmp, p), files.get(p)!);
+      rewritten.push(p);
     }
   }
   throwIfInterrupted();
   for (const p of plan.written) writeFileSync(path.join(tmp, p), files.get(p)!);
   writeFileSync(path.join(tmp, INDEX_FILE), plan.indexText);
+  keepFileModes(tmp, existing, rewritten);
   // Modes last: an old directory may have been read-only. Owner before mode: chown may clear setgid.
   for (const dir of deepestFirst(plan.directories)) {
     const old = existing.entries.get(dir);
@@ -522,6 +525,19 @@ async function buildTree(
     await chmod(path.join(tmp, dir), old.mode);
   }
   if (target.mode !== undefined) await chmod(tmp, target.mode);
+}
+
+/**
+ * A file written anew in place of one of the output's keeps that file's permission bits, as the
+ * lockfile (core/prepared-file.ts) and write-file-atomic keep them: a re-render under another
+ * umask leaves the tree's modes as they were, not a mix of two umasks. A new file takes the umask,
+ * as Git gives a file it checks out. Set-id and sticky bits are not carried onto new content.
+ */
+function keepFileModes(tmp: string, existing: ExistingOutput, files: readonly string[]): void {
+  for (const p of files) {
+    const old = existing.entries.get(p);
+    if (old?.type === 'file') chmodSync(path.join(tmp, p), old.mode & 0o777);
+  }
 }
 
 async function swapIn(tmp: string, target: Target): Promise<string | undefined> {
@@ -981,6 +997,7 @@ async function finishStagedTree(
 ): Promise<void> {
   for (const dir of plan.directories) if (!made.has(dir)) await mkdir(path.join(tmp, dir), { recursive: true });
   await inPool(plan.carried, (p) => carryOver(path.join(target.path, p), path.join(tmp, p), existing.entries.get(p)!));
+  const rewritten = [...plan.written, INDEX_FILE];
   await inPool(plan.unchanged, async (p) => {
     // the staged copy holds the same bytes, so it stays where linking is refused
     const aside = `${path.join(tmp, p)}.${randomBytes(6).toString('hex')}`;
@@ -989,9 +1006,11 @@ async function finishStagedTree(
       await rename(aside, path.join(tmp, p));
     } catch {
       await rm(aside, { force: true });
+      rewritten.push(p);
     }
   });
   await writeFile(path.join(tmp, INDEX_FILE), plan.indexText);
+  keepFileModes(tmp, existing, rewritten);
   for (const dir of deepestFirst(plan.directories)) {
     const old = existing.entries.get(dir);
     if (old?.type === 'dir') await chmod(path.join(tmp, dir), old.mode);

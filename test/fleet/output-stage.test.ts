@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { OutputStage, writeOutput } from '../../src/output/write.js';
@@ -63,6 +63,30 @@ test('a commit that changes nothing writes nothing: every file keeps its inode; 
   assert.equal(inode('a/x.yaml'), before.x);
   assert.equal(readFileSync(path.join(out, 'notes', 'mine.txt'), 'utf8'), 'not the tool’s\n');
   assert.equal(existsSync(path.join(out, 'b')), false);
+});
+
+test('a staged file that replaces one keeps its mode, as writeOutput and the lockfile keep it, whatever the umask', async () => {
+  const out = path.join(tempDir(), 'out');
+  const umask = process.umask(0o022);
+  try {
+    await writeOutput(out, new Map([['a/x.yaml', `${GENERATED_COMMENT}kind: X\n`]]));
+    chmodSync(path.join(out, 'a/x.yaml'), 0o664);
+    chmodSync(path.join(out, '.capi-gitops-index'), 0o664);
+    process.umask(0o077);
+    const stage = new OutputStage(out);
+    await stage.writeAll([
+      ['a/x.yaml', `${GENERATED_COMMENT}kind: X2\n`],
+      ['a/new.yaml', 'kind: N\n'],
+    ]);
+    await stage.commit();
+    const mode = (f: string) => (statSync(path.join(out, f)).mode & 0o7777).toString(8);
+    assert.deepEqual(
+      { x: mode('a/x.yaml'), index: mode('.capi-gitops-index'), created: mode('a/new.yaml') },
+      { x: '664', index: '664', created: '600' },
+    );
+  } finally {
+    process.umask(umask);
+  }
 });
 
 test('an aborted stage leaves the output as it was and nothing beside it; the next write takes the lock', async () => {

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -149,6 +150,28 @@ test('write: only changed files are reported written; unchanged files keep their
     assert.equal(statSync(path.join(ws.out, 'a/x.yaml')).ino, xInode);
     assert.deepEqual(siblings(ws.parent), ['out']);
   } finally {
+    ws.done();
+  }
+});
+
+test('write: a file the run rewrites keeps the mode of the file it replaces, as the lockfile does (write-file-atomic), whatever the umask', async () => {
+  const ws = workspace();
+  const umask = process.umask(0o022);
+  try {
+    await writeOutput(ws.out, FILES);
+    chmodSync(path.join(ws.out, 'a/y.yaml'), 0o664);
+    chmodSync(path.join(ws.out, INDEX_FILE), 0o664);
+    // a teammate with another umask re-renders: the rewritten file and the index keep their modes
+    process.umask(0o077);
+    await writeOutput(ws.out, new Map([...FILES, ['a/y.yaml', 'kind: Y2\n'], ['a/new.yaml', 'kind: N\n']]));
+    const mode = (p: string) => (statSync(path.join(ws.out, p)).mode & 0o7777).toString(8);
+    assert.deepEqual(
+      { y: mode('a/y.yaml'), index: mode(INDEX_FILE), x: mode('a/x.yaml'), created: mode('a/new.yaml') },
+      { y: '664', index: '664', x: '644', created: '600' },
+      'a new file takes the umask, as Git gives a file it checks out',
+    );
+  } finally {
+    process.umask(umask);
     ws.done();
   }
 });
