@@ -340,9 +340,17 @@ function secretOptions(flags: RenderFlags): Partial<RenderOptions> {
 export function readmeCommand(flags: RenderFlags, withSecrets = false): string {
   const root = workTreeRoot(path.resolve(flags.output!));
   const base = root ?? process.cwd();
-  const file = withSecrets ? flags.file : flags.file?.filter((f) => !holdsOnlySecrets(f));
-  const kept = withSecrets && (flags.cluster?.length ?? 0) > 0 ? keptSecretSources(flags, base) : {};
-  const command = regenerateCommand({ ...flags, file, ...kept }, withSecrets, base);
+  // secret sources outside the work tree become the placeholder first, so a --cluster run's
+  // recorded placeholders and this run's meet as one source, in the recorded order
+  const sources: RenderFlags = withSecrets
+    ? {
+        ...flags,
+        file: flags.file?.map((f) => (holdsOnlySecrets(f) ? outsideAsPlaceholder(f, root) : f)),
+        secretFile: flags.secretFile?.map((f) => outsideAsPlaceholder(f, root)),
+      }
+    : { ...flags, file: flags.file?.filter((f) => !holdsOnlySecrets(f)) };
+  const kept = withSecrets && (flags.cluster?.length ?? 0) > 0 ? keptSecretSources(sources, base) : {};
+  const command = regenerateCommand({ ...sources, ...kept }, withSecrets, base);
   return root === undefined ? command : `# from the root of the Git repository\n${command}`;
 }
 
@@ -373,6 +381,20 @@ function keptSecretSources(flags: RenderFlags, base: string): Pick<RenderFlags, 
     secretFile: merged(flags.secretFile, recorded.secretFile, true),
     envSecret: merged(flags.envSecret, recorded.envSecret, false),
   };
+}
+
+/**
+ * A secret source outside the Git work tree (`~/secrets/mgmt.env`, a CI runner's temporary
+ * directory) as the placeholder: it is where one machine keeps it, so its path would make the
+ * committed README differ with whoever rendered it, and name their home directory.
+ */
+function outsideAsPlaceholder(file: string, root: string | undefined): string {
+  const absolute = path.resolve(file);
+  if (root === undefined || PIPE_PATH.test(absolute)) return file;
+  const relative = path.relative(root, absolute);
+  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)
+    ? path.join(root, OUTSIDE_PLACEHOLDER)
+    : file;
 }
 
 /** The nearest directory at or above `dir` that holds `.git` (a directory, or a worktree's file). */
@@ -416,6 +438,9 @@ export function runSourceWords(flags: SourceFlags): string[] {
  */
 const PIPE_PATH = /^\/(?:dev\/stdin|dev\/fd\/\d+|proc\/(?:self|\d+)\/fd\/\d+)$/;
 const PIPE_PLACEHOLDER = '<file-given-through-a-pipe>';
+/** A secret source outside the Git work tree, in the README's command (readmeCommand). */
+const OUTSIDE_PLACEHOLDER = '<file-outside-the-repository>';
+const PLACEHOLDERS: ReadonlySet<string> = new Set([PIPE_PLACEHOLDER, OUTSIDE_PLACEHOLDER]);
 
 /**
  * The command that regenerates the output, run from `base` (the working directory): relative paths
@@ -423,7 +448,11 @@ const PIPE_PLACEHOLDER = '<file-given-through-a-pipe>';
  */
 export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
   const relativePath = (file: string) =>
-    PIPE_PATH.test(path.resolve(file)) || path.basename(file) === PIPE_PLACEHOLDER ? PIPE_PLACEHOLDER : relativeTo(file, base);
+    PIPE_PATH.test(path.resolve(file))
+      ? PIPE_PLACEHOLDER
+      : PLACEHOLDERS.has(path.basename(file))
+        ? path.basename(file)
+        : relativeTo(file, base);
   const words = ['capi-gitops', 'render'];
   for (const f of flags.file ?? []) words.push('-f', relativePath(f));
   if (flags.namespace) words.push('--namespace', flags.namespace);
@@ -439,7 +468,7 @@ export function regenerateCommand(flags: RenderFlags, withSecretSources = true, 
   }
   for (const v of flags.values ?? []) words.push('--values', relativePath(v));
   words.push(...setFlagWords(flags));
-  const command = words.map((word) => (word === PIPE_PLACEHOLDER ? word : shellWord(word)));
+  const command = words.map((word) => (PLACEHOLDERS.has(word) ? word : shellWord(word)));
   // after the -f paths: a placeholder is the user's to fill in, never quoted
   command.splice(2 + 2 * (flags.file?.length ?? 0), 0, ...placeholders.flatMap((p) => ['-f', p]));
   return command.join(' ');

@@ -102,6 +102,9 @@ const EXTERNAL_SECRETS = 'secrets:\n  strategy: external-secrets\n  externalSecr
 const FLUX = 'output: {layout: flux}\ngitops: {path: out}\nsecrets:\n  strategy: flux-substitute\n';
 
 /** The CI job: the Secret's file is not there (it never is in a fresh checkout). */
+/** A secret source outside the repository, as the README's command names it (where one machine keeps it). */
+const OUTSIDE = '<file-outside-the-repository>';
+
 function withoutSecretFile(ws: Workspace): string {
   const away = path.join(tempDir('capi-gitops-away-'), 'aws.secret.yaml');
   renameSync(ws.secretFile, away);
@@ -346,22 +349,23 @@ test('render warns that a Secret file Git would commit holds values; an ignored 
   assert.equal(warning.object, 'Secret/capa-system/aws-variables');
 });
 
-test('under inline, which writes the values, the README records the command with the -f file of Secrets: run literally, it renders again and check agrees', async () => {
+test('under inline, which writes the values, the README records the command with the -f file of Secrets, outside the repository as a placeholder: filled in, it renders again and check agrees', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
   const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
   const rendered = await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--quiet']);
   assert.equal(rendered.code, 0, rendered.stderr);
   const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
-  assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secrets inline --allow-secret-values`);
-  // the README's command, word for word (the paths hold no spaces), from the repository root
-  const again = await cli([...recorded.split(' ').slice(1), '--quiet']);
+  assert.equal(recorded, `capi-gitops render -f mc -f ${OUTSIDE} -o out --secrets inline --allow-secret-values`);
+  // the README's command, word for word (the paths hold no spaces), from the repository root, the file filled in
+  const filled = recorded.replace(OUTSIDE, path.relative(ws.repo, away));
+  const again = await cli([...filled.split(' ').slice(1), '--quiet']);
   assert.equal(again.code, 0, again.stderr);
-  const checked = await cli(['check', ...recorded.split(' ').slice(2)]);
+  const checked = await cli(['check', ...filled.split(' ').slice(2)]);
   assert.equal(checked.code, 0, checked.stdout + checked.stderr);
 });
 
-test('external-secrets: the README records the command with the -f file of Secrets and the --secret-file: run literally, it renders the same output, and check with them is up to date', async () => {
+test('external-secrets: the README records the command with the -f file of Secrets and the --secret-file, outside the repository as placeholders: filled in, it renders the same output, and check with them is up to date', async () => {
   const loglevel = `CAPA_LOGLEVEL: ${Buffer.from('4').toString('base64')}`;
   const ws = await workspace(`${EXTERNAL_SECRETS}  public: [CAPA_LOGLEVEL]\n`);
   const away = withoutSecretFile(ws);
@@ -374,13 +378,14 @@ test('external-secrets: the README records the command with the -f file of Secre
   const rendered = await cli(['render', ...flags, '--quiet']);
   assert.equal(rendered.code, 0, rendered.stderr);
   const recorded = /\n(capi-gitops render [^\n]*)\n/.exec(readFileSync(path.join(ws.out, 'README.md'), 'utf8'))![1]!;
-  assert.equal(recorded, `capi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out --secret-file ${path.relative(ws.repo, env)}`);
+  assert.equal(recorded, `capi-gitops render -f mc -f ${OUTSIDE} -o out --secret-file ${OUTSIDE}`);
   git(ws.repo, ['add', '-A']);
   git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
   const before = readTree(ws.out);
-  // the README's command, word for word (the paths hold no spaces), from the repository root, into a new output
+  // the README's command, word for word (the paths hold no spaces), from the repository root, into a new output, the files filled in
   rmSync(ws.out, { recursive: true });
-  const again = await cli([...recorded.split(' ').slice(1), '--quiet']);
+  const filled = recorded.replace(OUTSIDE, path.relative(ws.repo, away)).replace(OUTSIDE, path.relative(ws.repo, env));
+  const again = await cli([...filled.split(' ').slice(1), '--quiet']);
   assert.equal(again.code, 0, again.stderr);
   assert.deepEqual(readTree(ws.out), before);
   const checked = await cli(['check', ...flags]);
@@ -393,7 +398,7 @@ test('external-secrets: the README records the command with the -f file of Secre
   assertNoSecret(SECRETS, { texts: { stdout: rendered.stdout + again.stdout + checked.stdout, stderr: withoutSecret.stdout } });
 });
 
-test('external-secrets: check in CI (no secret sources) prints the render to regenerate with the --secret-file the README records, from where check runs; filled in, it renders and check agrees', async () => {
+test('external-secrets: check in CI (no secret sources) prints the render to regenerate with the --secret-file the README records, outside the repository a placeholder; filled in, it renders and check agrees', async () => {
   const ws = await workspace(EXTERNAL_SECRETS);
   const away = withoutSecretFile(ws);
   const env = path.join(path.dirname(away), 'aws.env');
@@ -408,8 +413,9 @@ test('external-secrets: check in CI (no secret sources) prints the render to reg
   const checked = await cli(['check', '-f', '.', '-o', '../out'], mc);
   assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   const fix = /to regenerate, run: (capi-gitops render [^\n]*)\n/.exec(checked.stdout)?.[1];
-  assert.equal(fix, `capi-gitops render -f . -f ${PLACEHOLDER} -o ../out --secret-file ${path.relative(mc, env)}`);
-  const rendered = await cli([...fix!.replace(PLACEHOLDER, path.relative(mc, away)).split(' ').slice(1), '--quiet'], mc);
+  assert.equal(fix, `capi-gitops render -f . -f ${PLACEHOLDER} -o ../out --secret-file ${OUTSIDE}`);
+  const filled = fix!.replace(PLACEHOLDER, path.relative(mc, away)).replace(OUTSIDE, path.relative(mc, env));
+  const rendered = await cli([...filled.split(' ').slice(1), '--quiet'], mc);
   assert.equal(rendered.code, 0, rendered.stderr);
   const again = await cli(['check', '-f', 'mc', '-o', 'out']);
   assert.equal(again.code, 0, again.stdout + again.stderr);
@@ -422,10 +428,7 @@ test('a configSecret given with its own -f file, as the render hint says: the RE
   const cli = async (args: string[]) => await runCli([...args], { cwd: ws.repo });
   const rendered = await cli(['render', '-f', 'mc', '-f', away, '-o', 'out', '--quiet']);
   assert.equal(rendered.code, 0, rendered.stderr);
-  assert.match(
-    readFileSync(path.join(ws.out, 'README.md'), 'utf8'),
-    new RegExp(`\ncapi-gitops render -f mc -f ${path.relative(ws.repo, away)} -o out\n`),
-  );
+  assert.match(readFileSync(path.join(ws.out, 'README.md'), 'utf8'), new RegExp(`\ncapi-gitops render -f mc -f ${OUTSIDE} -o out\n`));
   git(ws.repo, ['add', '-A']);
   git(ws.repo, ['commit', '-q', '-m', 'render with the Secret file']);
   // with the file (a developer's checkout) and without it (CI): both up to date
