@@ -11,7 +11,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { tempDir } from '../helpers/corpus-manifest.js';
-import { runCli } from '../helpers/cli.js';
+import { exampleCopy, runCli } from '../helpers/cli.js';
 
 const PLACEHOLDER = '<file-outside-the-repository>';
 
@@ -64,4 +64,41 @@ test('the README records a --secret-file or -f of Secrets outside the Git reposi
   // check, given the sources where CI keeps them, finds the output up to date
   const check = await runCli(['check', '-f', 'management-cluster', '-f', path.join(places[1]!, 'secret.yaml'), '-o', 'out'], { cwd: repo });
   assert.equal(check.code, 0, check.stdout + check.stderr);
+});
+
+test("a fleet's render --cluster meets the README's placeholders with its own: the command stays the whole fleet's, the same bytes", async () => {
+  const repo = exampleCopy();
+  execFileSync('git', ['init', '-q'], { cwd: repo });
+  const manifest = path.join(repo, 'management-cluster');
+  writeFileSync(
+    path.join(manifest, 'config.yaml'),
+    readFileSync(path.join(manifest, 'config.yaml'), 'utf8').replace(/^variables:\n {2}EXAMPLE_REGION: eu-west-1\n/m, '') +
+      'clusters:\n' +
+      ['eu', 'lab']
+        .map((c) => `- name: ${c}-1\n  providers:\n    InfrastructureProvider/example: {spec: {configSecret: {name: ${c}-vars}}}\n`)
+        .join(''),
+  );
+  // each cluster's Secret kept outside the repository
+  const away = tempDir('capi-gitops-secret-paths-away-');
+  for (const c of ['eu', 'lab'])
+    writeFileSync(
+      path.join(away, `${c}.yaml`),
+      `apiVersion: v1\nkind: Secret\nmetadata: {name: ${c}-vars, namespace: capex-system}\nstringData:\n  EXAMPLE_REGION: ${c}-region-1\n`,
+    );
+  const flags = ['-o', 'out', '--secrets', 'inline', '--allow-secret-values', '--cache-dir', 'cache'];
+  const recorded = () => readFileSync(path.join(repo, 'out', 'README.md'), 'utf8');
+  const all = await runCli(
+    ['render', '-f', 'management-cluster', '-f', path.join(away, 'eu.yaml'), '-f', path.join(away, 'lab.yaml'), ...flags],
+    {
+      cwd: repo,
+    },
+  );
+  assert.equal(all.code, 0, all.stderr);
+  const whole = recorded();
+  assert.match(whole, new RegExp(`^capi-gitops render -f management-cluster -f ${PLACEHOLDER} -f ${PLACEHOLDER} -o out `, 'm'));
+  const one = await runCli(['render', '-f', 'management-cluster', '-f', path.join(away, 'lab.yaml'), ...flags, '--cluster', 'lab-1'], {
+    cwd: repo,
+  });
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(recorded(), whole);
 });
