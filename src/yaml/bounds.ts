@@ -393,11 +393,45 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
 const MAX_VALUES_ALIAS_COUNT = 1000;
 
 /**
+ * How chart values are parsed: with merge keys (`<<: *base`), which Helm's reader (go-yaml v2,
+ * decode.go merge) applies. The map's own keys win over merged ones wherever `<<` is written, as
+ * YAML's merge key type says; go-yaml v2 lets a `<<` written after a key override it.
+ */
+export const VALUES_PARSE_OPTIONS = { uniqueKeys: false, merge: true } as const;
+
+/** The first `<<` whose value is not a map, an alias of one, or a list of them (go-yaml v2: "map merge requires map or sequence of maps"). */
+function badMergeSource(doc: YAML.Document): YAML.Node | undefined {
+  const isMapSource = (node: unknown): boolean => YAML.isMap(YAML.isAlias(node) ? node.resolve(doc) : node);
+  let bad: YAML.Node | undefined;
+  YAML.visit(doc, {
+    Pair(_key, pair) {
+      if (!YAML.isScalar(pair.key) || pair.key.source !== '<<') return undefined;
+      const value = pair.value;
+      const items = YAML.isSeq(value) ? value.items : [value];
+      const wrong = items.find((item) => !isMapSource(item));
+      if (wrong === undefined) return undefined;
+      bad = YAML.isNode(wrong) ? wrong : YAML.isNode(value) ? value : pair.key;
+      return YAML.visit.BREAK;
+    },
+  });
+  return bad;
+}
+
+/**
  * A chart values document as data, its aliases expanded (Helm reads values with go-yaml, which
  * expands them), bounded against alias bombs: past the bound the library throws a bare
- * ReferenceError, told here at the document's first alias.
+ * ReferenceError, told here at the document's first alias. A merge key of a scalar is told at it.
  */
 export function valuesToJS(doc: YAML.Document, text: string, file: string): unknown {
+  const merge = badMergeSource(doc);
+  if (merge !== undefined)
+    throw new CapiGitopsError({
+      file,
+      ...new LineIndex(text).at(merge.range?.[0] ?? 0),
+      message: 'the merge key << takes a map, an alias of one, or a list of them',
+      expected: 'a map to merge into this one',
+      hint: 'write the value under a key of its own, or merge a map: <<: *name where &name marks a map',
+    });
   try {
     return doc.toJS({ maxAliasCount: MAX_VALUES_ALIAS_COUNT });
   } catch (err) {

@@ -284,6 +284,32 @@ test("an alias in a --values file or a chart's values.yaml is expanded, as Helm 
   );
 });
 
+test("a merge key (<<) in a --values file or a chart's values.yaml merges the aliased maps, as Helm reads values (go-yaml v2 decode.go merge); a merge of a scalar is an error at its line (helm pkg/chart/common/values.go ReadValues)", async () => {
+  const dir = tempDir('capi-gitops-values-');
+  const valuesFile = path.join(dir, 'values.yaml');
+  writeFileSync(
+    valuesFile,
+    'base: &base {team: platform, tier: infra}\nlabels:\n  <<: *base\n  tier: capi\nmany:\n  <<: [*base, {zone: a}]\n',
+  );
+  const layer = await readValuesFile(valuesFile);
+  assert.deepEqual(layer.values, {
+    base: { team: 'platform', tier: 'infra' },
+    labels: { team: 'platform', tier: 'capi' },
+    many: { team: 'platform', tier: 'infra', zone: 'a' },
+  });
+  const chart = writeChart({ 'values.yaml': 'd: &d {c: 2}\ne:\n  <<: *d\n  f: 3\n', 'templates/cm.yaml': PROBE_TEMPLATE });
+  assert.deepEqual((await loadChart(chart)).defaults, { d: { c: 2 }, e: { c: 2, f: 3 } });
+
+  // go-yaml v2: "map merge requires map or sequence of maps as the value"
+  writeFileSync(valuesFile, 'a: &x 1\nb:\n  <<: *x\n');
+  const scalar = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
+  assert.deepEqual(
+    scalar.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
+    [[valuesFile, 3, 7, 'the merge key << takes a map, an alias of one, or a list of them']],
+  );
+  assert.doesNotMatch(JSON.stringify(scalar.diagnostics), /at mergeValue|Error:/);
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),

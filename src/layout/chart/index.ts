@@ -8,7 +8,7 @@ import YAML, { LineCounter } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
+import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
@@ -66,7 +66,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   // overflow its stack and be reported as "Maximum call stack size exceeded".
   new YamlBudget().check(text, file);
   const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
+  const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
   reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(yamlSyntaxProblem(doc.errors[0]!, file, 'a YAML mapping of chart values'));

@@ -8,7 +8,7 @@ import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { valuesToJS, YamlBudget } from '../../yaml/bounds.js';
+import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 
@@ -42,7 +42,7 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
     return undefined;
   }
   const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
+  const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
   reportDuplicateKeys(doc, lineCounter);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
@@ -255,7 +255,7 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
 function defaultsLocator(file: string, text: string): NonNullable<LoadedChart['locateDefaults']> {
   return (p) => {
     const lineCounter = new LineCounter();
-    const doc = YAML.parseDocument(text, { uniqueKeys: false, lineCounter });
+    const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
     return fieldPosition({ file, text, lineCounter, doc }, doc.contents, p, 'value');
   };
 }
