@@ -145,7 +145,8 @@ function inferHelmType(text: string, forceString: boolean): unknown {
   if (lower === 'null') return null;
   if (text === '0') return 0;
   if (text.length > 0 && text[0] !== '0' && /^[+-]?[0-9]+$/.test(text)) {
-    const n = Number(text);
+    // `+ 0`: Go's int64 has no negative zero, so -0 is 0 (a JavaScript -0 would be written "-0")
+    const n = Number(text) + 0;
     if (Number.isSafeInteger(n)) return n;
   }
   return text;

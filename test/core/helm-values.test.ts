@@ -97,6 +97,14 @@ test('--set merges into existing values (helm pkg/strvals/parser_test.go TestPar
   assert.deepEqual(strings, { outer: { inner1: '1', inner2: 'value2', inner3: '3' } });
 });
 
+test("--set a=-0 is the integer 0, as Go's int64 has no negative zero, so the output says 0, not -0 (helm pkg/strvals/parser.go typedVal)", () => {
+  // strconv.ParseInt reads leading zeros after a sign: -00 is 0 and +007 is 7
+  const { a, b, c } = parseSetExpression('a=-0,b=-00,c=+007') as Record<string, unknown>;
+  assert.ok(Object.is(a, 0), `a is ${String(a)}`);
+  assert.ok(Object.is(b, 0), `b is ${String(b)}`);
+  assert.equal(c, 7);
+});
+
 test('an integer beyond the exact range stays a string, so no digit changes', () => {
   assert.deepEqual(parseSetExpression('big=123456789012345678901'), { big: '123456789012345678901' });
 });
