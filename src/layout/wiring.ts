@@ -371,6 +371,40 @@ function unknownFieldProblems(documents: readonly ChartDocument[], input: Wiring
   return { errors: tellOnce(errors), doubts: tellOnce(doubts) };
 }
 
+/**
+ * Objects two documents write to one file (the same kind and name): each told at the name its
+ * second document wrote, naming where the first wrote its own, all in the run's one error.
+ */
+function duplicateObjectProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  const seen = new Map<string, ChartDocument>();
+  const at = ({ template, locate }: ChartDocument) => locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) };
+  for (const document of documents) {
+    const file = objectFileName(document.object);
+    const earlier = seen.get(file);
+    if (earlier === undefined) {
+      seen.set(file, document);
+      continue;
+    }
+    const first = at(earlier);
+    // the chart's own path, as the message names the templates
+    const where = [earlier.template, first.line, first.column].filter((part) => part !== undefined).join(':');
+    const who =
+      earlier.template === document.template
+        ? `${document.template} renders two objects`
+        : `${document.template} and ${earlier.template} both render an object`;
+    problems.push({
+      // at the name the second document wrote, in the chart's file
+      ...at(document),
+      object: describeObject(document.object),
+      message: `${who} for ${input.directory}/${file} (the first at ${where})`,
+      expected: 'one object per kind and name in the wiring',
+      hint: `give the objects different names, or remove the one you replace (or wrap it in {{#if}})`,
+    });
+  }
+  return problems;
+}
+
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
@@ -384,31 +418,20 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
   const unsure = new Set(documents.flatMap((d) => [...(d.unsure ?? [])]));
   const own = (d: Diagnostic) => !unsure.has(`${d.file}\0${d.line}`);
   const unknown = unknownFieldProblems(documents, input);
-  for (const problem of [...unwrittenPaths(documents, context, input), ...longFluxNames(documents, context, input), ...unknown.errors])
+  for (const problem of [
+    ...unwrittenPaths(documents, context, input),
+    ...longFluxNames(documents, context, input),
+    ...unknown.errors,
+    ...duplicateObjectProblems(documents, input),
+  ])
     if (own(problem)) problems.add(problem);
   problems.throwIfAny();
   for (const doubt of unknown.doubts) input.onWarning?.(doubt);
   const elsewhere = bootstrapSourceElsewhere(documents, input);
   if (elsewhere) input.onWarning?.(elsewhere);
   const files = new Map<string, string>();
-  const seen = new Map<string, string>();
-  for (const { template, object, locate } of documents) {
-    const file = objectFileName(object);
-    const earlier = seen.get(file);
-    if (earlier !== undefined) {
-      throw new CapiGitopsError({
-        // at the name the second template wrote, in the chart's file
-        ...(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) }),
-        object: describeObject(object),
-        message: `${template} and ${earlier} both render an object for ${dir}/${file}`,
-        expected: 'one object per kind and name in the wiring',
-        hint: `give the objects different names, or remove the one you replace (or wrap it in {{#if}})`,
-      });
-    }
-    seen.set(file, template);
-    files.set(`${dir}/${file}`, GENERATED_COMMENT + emitYamlDocument(object));
-  }
-  const resources = [...seen.keys()].sort(compareStrings);
+  for (const { object } of documents) files.set(`${dir}/${objectFileName(object)}`, GENERATED_COMMENT + emitYamlDocument(object));
+  const resources = [...files.keys()].map((f) => f.slice(dir.length + 1)).sort(compareStrings);
   files.set(`${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: GENERATED_COMMENT, resources }));
   return files;
 }

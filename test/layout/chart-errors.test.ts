@@ -296,7 +296,7 @@ test('two templates writing the same object are told at the name the second one 
     await failed(dir),
     [
       'my-chart/templates/project.yaml:4:3: error: AppProject/argocd/capi-gitops: templates/project.yaml and templates/appproject.yaml ' +
-        'both render an object for argocd/appproject-capi-gitops.yaml',
+        'both render an object for argocd/appproject-capi-gitops.yaml (the first at templates/appproject.yaml:5:3)',
       '  expected: one object per kind and name in the wiring',
       '  hint: give the objects different names, or remove the one you replace (or wrap it in {{#if}})',
       'nothing was written',
@@ -306,6 +306,34 @@ test('two templates writing the same object are told at the name the second one 
   rmSync(path.join(chart, 'appproject.yaml'));
   const result = await render(dir);
   assert.equal(result.code, 0, result.stderr);
+});
+
+test('every object written twice is told in the one run that tells the other problems, each at the line that wrote its second name, a template that writes one name twice included', async () => {
+  const { dir, chart } = await userChart();
+  const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{Release.name}}-info\n  namespace: {{quote Release.namespace}}\n';
+  writeFileSync(path.join(chart, 'info.yaml'), `${configMap}data: {a: "1"}\n---\n${configMap}data: {b: "2"}\n`);
+  writeFileSync(
+    path.join(chart, 'project.yaml'),
+    'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata:\n  name: {{Values.project}}\n  namespace: {{quote Release.namespace}}\n' +
+      "spec:\n  sourceRepos: ['*']\n",
+  );
+  const root = path.join(chart, 'root.yaml');
+  setLine(root, 17, '  syncPolcy:');
+  const stderr = await failed(dir);
+  assert.equal(
+    stderr
+      .split('\n')
+      .filter((l) => /^\S/.test(l))
+      .join('\n'),
+    [
+      'my-chart/templates/info.yaml:11:3: error: ConfigMap/argocd/capi-gitops-info: templates/info.yaml renders two objects for ' +
+        'argocd/configmap-capi-gitops-info.yaml (the first at templates/info.yaml:4:3)',
+      'my-chart/templates/project.yaml:4:3: error: AppProject/argocd/capi-gitops: templates/project.yaml and templates/appproject.yaml ' +
+        'both render an object for argocd/appproject-capi-gitops.yaml (the first at templates/appproject.yaml:5:3)',
+      'my-chart/templates/root.yaml:17:3: error: Application/argocd/capi-gitops: spec.syncPolcy: not a field of argoproj.io/v1alpha1 Application',
+      '3 problems; nothing was written',
+    ].join('\n'),
+  );
 });
 
 test('an Argo CD chart of ones own with its repoURL under gitops.argocd.values, as docs/charts.md writes it, rendered with --layout flux: told first that the chart draws Argo CD objects, not only that repoURL is missing (whose hint, followed, leads to that error)', async () => {

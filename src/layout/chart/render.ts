@@ -27,6 +27,8 @@ function writingLine(
   rendered: string,
   /** Of several lines that can have, the one that writes this key itself (`path:`), not a `{{@key}}: …` of a loop. */
   key?: string,
+  /** Which of the template's rendered lines of this text it is (0-based), and how many there are. */
+  ordinal?: { index: number; count: number },
 ): { file: string; line: number; text: string } | undefined {
   if (rendered.trim() === '' || rendered.trim() === '---') return undefined;
   const lines = files.flatMap((f) => (f.source ?? '').split('\n').map((text, i) => ({ file: f.path, line: i + 1, text })));
@@ -41,6 +43,18 @@ function writingLine(
     return new RegExp(`^${pattern}$`).test(rendered);
   });
   if (matches.length === 1) return matches[0];
+  // A template without loops or partials writes each of its lines at most once, in order: when as
+  // many lines rendered this text as can have, the n-th rendered is the n-th line (two documents
+  // of one template that write the same name).
+  const template = files[0];
+  if (
+    ordinal !== undefined &&
+    template !== undefined &&
+    matches.length === ordinal.count &&
+    matches.every((l) => l.file === template.path) &&
+    !/\{\{~?\s*(?:#each|>|include\b)/.test(template.source ?? '')
+  )
+    return matches[ordinal.index];
   const own =
     key === undefined
       ? []
@@ -92,6 +106,11 @@ function readDocuments(
   const renderedLines = text.split('\n');
   const files = [template, ...chart.partials];
   const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
+  /** Which of the rendered lines of its text a rendered line (0-based) is, and how many there are. */
+  const ordinalOf = (renderedLine: number) => {
+    const same = renderedLines.flatMap((l, i) => (l === renderedLines[renderedLine] ? [i] : []));
+    return { index: same.indexOf(renderedLine), count: same.length };
+  };
   const tell = (
     renderedLine: number | undefined,
     problem: Omit<Diagnostic, 'file'> & { notAnObject?: boolean },
@@ -99,7 +118,10 @@ function readDocuments(
   ): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
     // of several lines that can have written it, the one that writes its key itself
-    const at = rendered === undefined ? undefined : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1]);
+    const at =
+      rendered === undefined
+        ? undefined
+        : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1], ordinalOf(renderedLine! - 1));
     const previous = renderedLine === undefined ? '' : (renderedLines[renderedLine - 2] ?? '');
     // a rendered line can be megabytes (a loop's output): quoted up to a screen line
     const quote = (line: string) => JSON.stringify(line.length > 160 ? `${line.slice(0, 160)}…` : line);
@@ -141,11 +163,8 @@ function readDocuments(
     const start = YAML.isNode(node) ? node.range?.[0] : undefined;
     if (start === undefined) return undefined;
     const key = field.at(-1);
-    const at = writingLine(
-      files,
-      renderedLines[text.slice(0, start).split('\n').length - 1] ?? '',
-      typeof key === 'string' ? key : undefined,
-    );
+    const renderedLine = text.slice(0, start).split('\n').length - 1;
+    const at = writingLine(files, renderedLines[renderedLine] ?? '', typeof key === 'string' ? key : undefined, ordinalOf(renderedLine));
     if (!at) return undefined;
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
     return { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 };
