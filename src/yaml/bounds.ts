@@ -399,7 +399,7 @@ const MAX_VALUES_ALIAS_COUNT = 1000;
  */
 export const VALUES_PARSE_OPTIONS = { uniqueKeys: false, merge: true } as const;
 
-/** The first `<<` whose value is not a map, an alias of one, or a list of them (go-yaml v2: "map merge requires map or sequence of maps"). */
+/** The first `<<` whose value is not a map, an alias of one, or a list of them (go-yaml v2: "map merge requires map or sequence …"). */
 function badMergeSource(doc: YAML.Document): YAML.Node | undefined {
   const isMapSource = (node: unknown): boolean => YAML.isMap(YAML.isAlias(node) ? node.resolve(doc) : node);
   let bad: YAML.Node | undefined;
