@@ -224,7 +224,7 @@ function unwrittenPaths(documents: readonly ChartDocument[], context: ChartConte
       const below = root === '' ? p : p.startsWith(`${root}/`) ? p.slice(root.length + 1) : p === root ? '' : undefined;
       if (below === undefined || below === '' || written.has(below) || input.exists?.(below)) continue;
       problems.push({
-        ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
+        ...positionOf(locate?.(field) ?? { file: templateFile(input.chart, template) }),
         object: `${describeObject(object)} (${path})`,
         path: field
           .map((f) => (typeof f === 'number' ? `[${f}]` : `.${f}`))
@@ -260,7 +260,7 @@ function longFluxNames(documents: readonly ChartDocument[], context: ChartContex
   const shorter = release.slice(0, Math.max(budget, 0)).replace(/-+$/, '');
   return [
     {
-      ...(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) }),
+      ...positionOf(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) }),
       object: describeObject(object),
       path: 'metadata.name',
       message:
@@ -307,7 +307,7 @@ function bootstrapSourceElsewhere(documents: readonly ChartDocument[], input: Wi
   const { template, object, locate } = lost[0]!;
   // no object named: the warning reads the same in each cluster of a fleet, told once naming them
   return {
-    ...(locate?.(['spec', 'sourceRef']) ?? { file: templateFile(input.chart, template) }),
+    ...positionOf(locate?.(['spec', 'sourceRef']) ?? { file: templateFile(input.chart, template) }),
     path: 'spec.sourceRef',
     message:
       `${lost.length === 1 ? `the Kustomization ${object.metadata.name ?? ''} reads` : `${lost.length} Kustomizations read`} the GitRepository flux-system ` +
@@ -340,6 +340,14 @@ function otherToolProblem(documents: readonly ChartDocument[], input: WiringInpu
   };
 }
 
+/** A located field's file, line and column alone, for a diagnostic. */
+function positionOf(
+  located: Pick<Diagnostic, 'file' | 'line' | 'column'> & { through?: string },
+): Pick<Diagnostic, 'file' | 'line' | 'column'> {
+  const { through: _through, ...position } = located;
+  return position;
+}
+
 /**
  * A field of an Argo CD or Flux object that its CRD does not declare, at the chart line that
  * wrote it: the API server's strict field validation would refuse the object when the tool
@@ -353,18 +361,21 @@ function unknownFieldProblems(documents: readonly ChartDocument[], input: Wiring
   for (const { template, object, locate } of documents) {
     for (const { field, declared } of unknownFields(object)) {
       const close = closestName(String(field.at(-1)), declared);
+      const { through, ...at } = locate?.(field) ?? { file: templateFile(input.chart, template) };
+      // a field inside a value the line writes whole is corrected in the value
+      const fromValue = through === undefined ? '' : ` This line writes it from the value ${through}: correct it where that value is given`;
       const problem = {
-        ...(locate?.(field) ?? { file: templateFile(input.chart, template) }),
+        ...at,
         object: describeObject(object),
         path: formatFieldPath(field),
         message: `not a field of ${object.apiVersion} ${object.kind}${close === undefined ? ` in the CRDs capi-gitops checks against (${WIRING_CRDS_OF})` : ''}`,
         expected: declared.length > 0 ? `a field its CRD declares here: ${declared.join(', ')}` : 'no field here',
       };
-      if (close !== undefined) errors.push({ ...problem, hint: `did you mean ${close}?` });
+      if (close !== undefined) errors.push({ ...problem, hint: `did you mean ${close}?${fromValue}` });
       else
         doubts.push({
           ...problem,
-          hint: `remove it, or write it where the ${object.kind} CRD has it; a field of a newer ${object.kind} CRD is written as it is`,
+          hint: `remove it, or write it where the ${object.kind} CRD has it; a field of a newer ${object.kind} CRD is written as it is.${fromValue}`,
         });
     }
   }
@@ -378,7 +389,8 @@ function unknownFieldProblems(documents: readonly ChartDocument[], input: Wiring
 function duplicateObjectProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
   const problems: Diagnostic[] = [];
   const seen = new Map<string, ChartDocument>();
-  const at = ({ template, locate }: ChartDocument) => locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) };
+  const at = ({ template, locate }: ChartDocument) =>
+    positionOf(locate?.(['metadata', 'name']) ?? { file: templateFile(input.chart, template) });
   for (const document of documents) {
     const file = objectFileName(document.object);
     const earlier = seen.get(file);

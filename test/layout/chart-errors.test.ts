@@ -698,6 +698,34 @@ test('a value under a key with dots (an annotation) that the schema refuses is h
   assert.match(application, /\n {4}team\.example\.com\/cost: "42"\n/);
 });
 
+test('a misspelt field inside a value a template writes with toYaml (jsonPointer for jsonPointers) is told at the template line that writes the value, naming the value to correct; following it renders (argo-cd manifests/crds/application-crd.yaml)', async () => {
+  const { dir, chart } = await userChart();
+  rmSync(path.join(chart, '..', 'values.schema.json'));
+  const root = path.join(chart, 'root.yaml');
+  const lines = readFileSync(root, 'utf8').split('\n');
+  const at = lines.indexOf('  syncPolicy:') + 1;
+  // a literal line with the text of the list item, which it did not write
+  lines.splice(at - 1, 0, '  ignoreDifferences: {{nindent 2 (toYaml Values.rootIgnore)}}', '{{#if false}}', '  - group: apps', '{{/if}}');
+  writeFileSync(root, lines.join('\n'));
+  // beside the manifest's directory, which -f . reads whole
+  const values = path.join(dir, '..', 'ignore.yaml');
+  writeFileSync(values, 'rootIgnore:\n- group: apps\n  kind: Deployment\n  jsonPointer: [/spec/replicas]\n');
+  const result = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../ignore.yaml'], { cwd: dir });
+  assert.equal(result.code, 1, result.stderr);
+  assertNoStackTrace(result);
+  assert.match(
+    result.stderr,
+    new RegExp(
+      `^my-chart/templates/root\\.yaml:${at}:3: error: Application/argocd/capi-gitops: spec\\.ignoreDifferences\\[0\\]\\.jsonPointer: not a field of argoproj\\.io/v1alpha1 Application\\n` +
+        '.*\\n  hint: did you mean jsonPointers\\? This line writes it from the value rootIgnore\\[0\\]\\.jsonPointer: correct it where that value is given\\n',
+      'm',
+    ),
+  );
+  writeFileSync(values, readFileSync(values, 'utf8').replace('jsonPointer:', 'jsonPointers:'));
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../ignore.yaml'], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+});
+
 test('an Application field its real CRD does not declare (syncPolcy, destination.namepace) is an error at the template line that wrote it, with the field it likely meant; it was written with exit 0 (argo-cd manifests/crds/application-crd.yaml)', async () => {
   const { dir, chart } = await userChart();
   const applications = path.join(chart, 'applications.yaml');

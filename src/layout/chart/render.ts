@@ -6,6 +6,7 @@ import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.j
 import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { formatFieldPath } from '../../manifest/fields.js';
 import { YamlBudget } from '../../yaml/bounds.js';
 
 export function templateFile(chart: LoadedChart, template: string): string {
@@ -154,8 +155,8 @@ function readDocuments(
     };
     seen.set(key, { diagnostic, message, count: 1 });
   };
-  /** The chart line that wrote a field's value: its rendered line, traced back as a problem is. */
-  const locateField = (doc: YAML.Document, field: readonly (string | number)[]): ReturnType<NonNullable<ChartDocument['locate']>> => {
+  /** The chart line that wrote a field's key (or, for a list item, its first line): its rendered line, traced back as a problem is. */
+  const lineOfField = (doc: YAML.Document, field: readonly (string | number)[]) => {
     // a field's key, on its own line even when its value (a map, a list) starts on the next
     const parent = doc.getIn(field.slice(0, -1), true);
     const pair = YAML.isMap(parent) ? parent.items.find((p) => YAML.isScalar(p.key) && p.key.value === field.at(-1)) : undefined;
@@ -167,7 +168,28 @@ function readDocuments(
     const at = writingLine(files, renderedLines[renderedLine] ?? '', typeof key === 'string' ? key : undefined, ordinalOf(renderedLine));
     if (!at) return undefined;
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
-    return { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 };
+    return {
+      at,
+      position: { file: templateFile(chart, at.file), line: at.line, column: column >= 0 ? column + 1 : at.text.search(/\S/) + 1 },
+    };
+  };
+  /**
+   * The chart line that wrote a field. A field inside a value the template wrote whole (`toYaml
+   * Values.x`) has no line of its own: the line of its nearest field that has is told, with the
+   * value the field came from when that line's tag reads one. A line of literal text that has the
+   * nearest field's text (another block's `substituteFrom:`) wrote none of it.
+   */
+  const locateField = (doc: YAML.Document, field: readonly (string | number)[]): ReturnType<NonNullable<ChartDocument['locate']>> => {
+    for (let depth = field.length; depth > 0; depth--) {
+      const found = lineOfField(doc, field.slice(0, depth));
+      if (found === undefined) continue;
+      if (depth === field.length) return found.position;
+      // a line of literal text writes no field below it: the lines that did are elsewhere
+      if (!found.at.text.includes('{{')) continue;
+      const read = /\bValues\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)/.exec(found.at.text);
+      return read ? { ...found.position, through: formatFieldPath([...read[1]!.split('.'), ...field.slice(depth)]) } : found.position;
+    }
+    return undefined;
   };
   // the bounds before the parse: a template's loops can write 16 MiB of flow list, gigabytes parsed
   try {

@@ -149,8 +149,12 @@ export interface ChartContext {
 export interface ChartDocument {
   template: string;
   object: KObject;
-  /** The chart line that wrote the value at a field path of the object, when one line can have (see render.ts writingLine). */
-  locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined;
+  /**
+   * The chart line that wrote the value at a field path of the object, when one line can have (see
+   * render.ts writingLine); `through`: the value (`a.b[0].c`) the field came from, when that line
+   * wrote it whole (`toYaml Values.a.b`).
+   */
+  locate?: (path: readonly (string | number)[]) => (Pick<Diagnostic, 'file' | 'line' | 'column'> & { through?: string }) | undefined;
   /**
    * Of a template whose run left values unset (each told): the chart lines (`file\0line`) that
    * read them, where what the document shows is those values' doing, not a problem of its own.
