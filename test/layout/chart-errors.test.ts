@@ -158,6 +158,7 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
       'my-chart/templates/applications.yaml:12:3: error: renders invalid YAML: Flow sequence in block collection must be sufficiently ' +
         'indented and end with a ] (rendered line 10: "  labels:", after "    x: [") (the same in 5 documents)',
       '  expected: each rendered document to be valid YAML',
+      '  hint: close the [ or { that the line before opens, on that line',
       'nothing was written',
       '',
     ].join('\n'),
@@ -184,10 +185,46 @@ test('invalid YAML is told once at the template line that wrote it (not a line o
       'my-chart/templates/applications.yaml:22:11: error: renders invalid YAML: Unexpected scalar at node end ' +
         '(rendered line 19: "    path: \\"clusters/mgmt/00-cert-manager\\"/x", after "    targetRevision: \\"HEAD\\"") (the same in 5 documents)',
       '  expected: each rendered document to be valid YAML',
+      '  hint: text follows a quoted value: quote the whole value, e.g. {{quote (join "" (list a "/x"))}}',
       'nothing was written',
       '',
     ].join('\n'),
   );
+});
+
+test('a key indented one space too deep, a tab and an unclosed quote are each told with a hint, in one run, and doing what each hint says renders', async () => {
+  const { dir, chart } = await userChart();
+  const appproject = path.join(chart, 'appproject.yaml');
+  const root = path.join(chart, 'root.yaml');
+  setLine(appproject, 9, '   sourceRepos:');
+  const applications = path.join(chart, 'applications.yaml');
+  setLine(applications, 13, '\tapp.kubernetes.io/managed-by: capi-gitops');
+  setLine(root, 14, '    path: "{{Wiring.path}}');
+  assert.equal(
+    (await failed(dir))
+      .split('\n')
+      .filter((l) => !l.startsWith('  expected'))
+      .join('\n'),
+    [
+      'my-chart/templates/applications.yaml:13:1: error: renders invalid YAML: Tabs are not allowed as indentation ' +
+        '(rendered line 11: "\\tapp.kubernetes.io/managed-by: capi-gitops", after "  labels:") (the same in 5 documents)',
+      '  hint: indent with spaces: YAML does not allow tabs there',
+      'my-chart/templates/appproject.yaml:8:16: error: renders invalid YAML: Nested mappings are not allowed in compact mappings ' +
+        '(rendered line 7: "  description: Cluster API providers rendered by capi-gitops", after "spec:")',
+      "  hint: the next line is indented deeper than this line's key: indent it as the key it belongs beside " +
+        '(or, if this value holds ": ", quote it)',
+      'my-chart/templates/root.yaml:14:12: error: renders invalid YAML: Missing closing "quote ' +
+        '(rendered line 13: "    path: \\"clusters/mgmt/argocd", after "    targetRevision: \\"HEAD\\"")',
+      '  hint: close the quote this line opens, on this line',
+      '3 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(appproject, 9, '  sourceRepos:');
+  setLine(applications, 13, '    app.kubernetes.io/managed-by: capi-gitops');
+  setLine(root, 14, '    path: "{{Wiring.path}}"');
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
 });
 
 test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {

@@ -81,6 +81,30 @@ function templateColumn(text: string, renderedColumn: number | undefined): numbe
 
 const NINDENT_HINT = 'indent multi-line values with nindent, e.g. {{nindent 4 (toYaml Values.x)}}';
 
+/** What to do about a YAML error (the `yaml` library's code) a template line's own text caused. */
+const YAML_ERROR_HINTS: Readonly<Record<string, string>> = {
+  BLOCK_AS_IMPLICIT_KEY:
+    'the next line is indented deeper than this line\'s key: indent it as the key it belongs beside (or, if this value holds ": ", quote it)',
+  MULTILINE_IMPLICIT_KEY:
+    'the next line is indented deeper than this line\'s key: indent it as the key it belongs beside (or, if this value holds ": ", quote it)',
+  BAD_INDENT: 'indent this line as the keys beside it, at the column of the key above it',
+  TAB_AS_INDENT: 'indent with spaces: YAML does not allow tabs there',
+  MISSING_CHAR: 'close the quote this line opens, on this line',
+  BAD_SCALAR_START: 'quote the value: {{quote …}}',
+};
+
+const YAML_ERROR_HINT =
+  'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause';
+
+/** The hint of a YAML error by its code and message: what fits whatever the template wrote. */
+function yamlErrorHint(code: string, message: string): string {
+  if (/^Flow (?:sequence|mapping) in block collection/.test(message)) return 'close the [ or { that the line before opens, on that line';
+  if (/^Unexpected scalar at node end/.test(message))
+    return 'text follows a quoted value: quote the whole value, e.g. {{quote (join "" (list a "/x"))}}';
+  if (code === 'MISSING_CHAR' && !/quote/.test(message)) return YAML_ERROR_HINT;
+  return YAML_ERROR_HINTS[code] ?? YAML_ERROR_HINT;
+}
+
 /** How a rendered document falls short of a Kubernetes object, for the message; undefined when it is one. */
 function notAnObject(value: unknown): string | undefined {
   if (Array.isArray(value)) return 'a list';
@@ -116,6 +140,7 @@ function readDocuments(
     renderedLine: number | undefined,
     problem: Omit<Diagnostic, 'file'> & { notAnObject?: boolean },
     renderedColumn?: number,
+    otherwise?: string,
   ): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
     // of several lines that can have written it, the one that writes its key itself
@@ -143,7 +168,7 @@ function readDocuments(
     const message = problem.message + quoted;
     // The nindent hint fits a line that writes toYaml without it; for any other line it would mislead.
     const hint =
-      problem.hint === NINDENT_HINT && !/toYaml/.test(at?.text.replace(/n?indent[^)]*toYaml/g, '') ?? '') ? undefined : problem.hint;
+      problem.hint === NINDENT_HINT && !/toYaml/.test(at?.text.replace(/n?indent[^)]*toYaml/g, '') ?? '') ? otherwise : problem.hint;
     const { notAnObject: _, ...rest } = problem;
     const diagnostic = {
       ...rest,
@@ -218,6 +243,7 @@ function readDocuments(
           hint: NINDENT_HINT,
         },
         column,
+        yamlErrorHint(e.code, e.message),
       );
       continue;
     }
