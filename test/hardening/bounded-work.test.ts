@@ -304,8 +304,9 @@ test('a partial doubled 21 times stops at the chart output bound (16 MiB), at th
   const error = await renderFails({ ...partials, 'templates/wiring.yaml': CONFIGMAP('{{> level0}}') });
   assert.match(
     error.message,
-    /templates\/_level(\d+)\.hbs:1: error: partial "level\d+" produced more text than a chart may \(16 MiB of output, 64 MiB through partials and loops\)/,
+    /templates\/_level(\d+)\.hbs:1:1: error: partial "level\d+" produced more text than a chart may \(16 MiB of output, 64 MiB through partials and loops\)/,
   );
+  assert.match(error.message, /hint: include the partial once where it is included twice, or loop over fewer values/);
   assert.match(
     error.message,
     /expected: a chart render of at most 16 MiB, 1,000,000 loop iterations and partial calls, partials nested at most 64 deep/,
@@ -322,6 +323,7 @@ test('six nested {{#each}} loops over 20 values (64 million iterations) stop at 
       error.message,
       /templates\/wiring\.yaml:6:\d+: error: (the chart ran more than 1,000,000 \{\{#each\}\} iterations and partial calls|an \{\{#each\}\} loop produced more text than a chart may \(16 MiB)/,
     );
+    assert.match(error.message, /hint: (nest fewer loops|include the partial once where it is included twice, or loop over fewer values)/);
   }
 });
 
@@ -332,14 +334,21 @@ test('a partial that includes itself, directly or through another, is an error a
   });
   assert.match(
     direct.message,
-    /templates\/_labels\.hbs:2: error: partial "labels" includes itself \(labels → labels\), so it would never end/,
+    /templates\/_labels\.hbs:2:1: error: partial "labels" includes itself \(labels → labels\), so it would never end/,
+  );
+  assert.match(
+    direct.message,
+    /hint: remove this include, or put it inside an \{\{#if\}\} or \{\{#each\}\} of a value that runs out \(a nested map\), so the recursion ends/,
   );
   const through = await renderFails({
     'templates/_a.hbs': 'x{{include "b" this}}',
     'templates/_b.hbs': 'y\n\n{{> a}}',
     'templates/wiring.yaml': CONFIGMAP('{{> a}}'),
   });
-  assert.match(through.message, /templates\/_b\.hbs:3: error: partial "a" includes itself \(a → b → a\)/);
+  assert.match(through.message, /templates\/_b\.hbs:3:1: error: partial "a" includes itself \(a → b → a\)/);
+  // the include is where it is in its line
+  const inLine = await renderFails({ 'templates/_c.hbs': 'z: {{include "c" this}}', 'templates/wiring.yaml': CONFIGMAP('{{> c}}') });
+  assert.match(inLine.message, /templates\/_c\.hbs:1:4: error: partial "c" includes itself/);
 });
 
 test('a --values file (chart or import helm-values) or a chart values.yaml nested 100,000 deep is refused at its file and line by the YAML depth bound', async () => {

@@ -134,12 +134,12 @@ class RenderBudget {
     if (this.steps > MAX_CHART_STEPS)
       throw new TemplateRuntimeError(
         `the chart ran more than ${thousands(MAX_CHART_STEPS)} {{#each}} iterations and partial calls, the bound of one render (stopped in ${what}): loops nested in loops multiply`,
-        { expected: BOUNDS },
+        { expected: BOUNDS, hint: 'nest fewer loops, or loop over fewer values' },
       );
     if (text.length > MAX_CHART_OUTPUT || this.produced > MAX_CHART_TEXT_PRODUCED)
       throw new TemplateRuntimeError(
         `${what} produced more text than a chart may (${mebibytes(MAX_CHART_OUTPUT)} of output, ${mebibytes(MAX_CHART_TEXT_PRODUCED)} through partials and loops): a partial included twice at each level doubles its text each time`,
-        { expected: BOUNDS },
+        { expected: BOUNDS, hint: 'include the partial once where it is included twice, or loop over fewer values' },
       );
   }
 
@@ -161,12 +161,14 @@ function valuesPath(id: unknown): string | undefined {
 }
 
 /** The first line of `source` that includes partial `name` (`{{> name}}`, `{{#> name}}`, `include "name"`). */
-function includeLine(source: string | undefined, name: string): number | undefined {
-  if (source === undefined) return undefined;
+function includeAt(source: string | undefined, name: string): { line?: number; column?: number } {
+  if (source === undefined) return {};
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`\\{\\{~?#?>\\s*${escaped}(?![\\w-])|include\\s+["']${escaped}["']`);
+  const pattern = new RegExp(`\\{\\{~?#?>\\s*${escaped}(?![\\w-])|\\{\\{~?[^{}]*?include\\s+["']${escaped}["']`);
   const found = pattern.exec(source);
-  return found ? source.slice(0, found.index).split('\n').length : undefined;
+  if (!found) return {};
+  const before = source.slice(0, found.index);
+  return { line: before.split('\n').length, column: found.index - before.lastIndexOf('\n') };
 }
 
 /**
@@ -293,7 +295,7 @@ const MAX_VALUE_PROBLEMS = 100;
  * a partial it could not find. An error that already knows its file passes through: the
  * innermost place that saw it said where.
  */
-function located(err: unknown, file: ChartFile, loc?: HelperLocation, line?: number): TemplateRuntimeError {
+function located(err: unknown, file: ChartFile, loc?: HelperLocation, at: { line?: number; column?: number } = {}): TemplateRuntimeError {
   if (err instanceof TemplateRuntimeError && err.file !== undefined) return err;
   const e = err as { message?: unknown; lineNumber?: unknown; column?: unknown; expected?: string; hint?: string };
   const message = String(e.message ?? err)
@@ -306,7 +308,9 @@ function located(err: unknown, file: ChartFile, loc?: HelperLocation, line?: num
       ? { line: e.lineNumber, column: typeof e.column === 'number' ? e.column + 1 : undefined }
       : loc
         ? { line: loc.start.line, column: loc.start.column + 1 }
-        : { line: missing ? includeLine(file.source, missing[1]!) : line };
+        : missing
+          ? includeAt(file.source, missing[1]!)
+          : at;
   const ofValue = err instanceof TemplateRuntimeError ? err.ofValue : undefined;
   return new TemplateRuntimeError(message, { expected: e.expected, hint: e.hint, ofValue, file: file.path, ...where });
 }
@@ -520,7 +524,15 @@ export function compileChart(
           first >= 0
             ? `partial ${JSON.stringify(name)} includes itself (${[...chain.slice(first), name].join(' → ')}), so it would never end: stopped ${MAX_PARTIAL_DEPTH} partials deep`
             : `partials nest more than ${MAX_PARTIAL_DEPTH} deep (… ${chain.slice(-3).join(' → ')} → ${name})`,
-          { expected: BOUNDS, file: caller?.path, line: includeLine(caller?.source, name) },
+          {
+            expected: BOUNDS,
+            file: caller?.path,
+            ...includeAt(caller?.source, name),
+            hint:
+              first >= 0
+                ? 'remove this include, or put it inside an {{#if}} or {{#each}} of a value that runs out (a nested map), so the recursion ends'
+                : 'include fewer partials from one another',
+          },
         );
       }
       chain.push(name);
@@ -539,7 +551,7 @@ export function compileChart(
       } catch (err) {
         // Too much text is the doing of the include that asked for it.
         const caller = files.at(-1)!;
-        throw located(err, caller, undefined, includeLine(caller.source, name));
+        throw located(err, caller, undefined, includeAt(caller.source, name));
       }
       return out;
     };
