@@ -34,6 +34,7 @@ import {
   type DrawnSecret,
   urlCredentials,
   urlCredentialProblem,
+  type UrlOrigin,
   containsSecret,
   encryptFiles,
   finalGate,
@@ -486,11 +487,14 @@ function valuesOnlyInlineTakes(
   components: readonly RenderedComponent[],
   inline: boolean,
   inTree: (check: () => void) => void,
+  valueGiving?: (text: string) => UrlOrigin | undefined,
 ): { files: string[]; drawn: DrawnSecret[] } {
   const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
   const urls = urlCredentials(files);
   if (!inline && drawn.length + urls.length > 0)
-    inTree(() => throwProblems([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u))]));
+    inTree(() =>
+      throwProblems([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u, true, valueGiving?.(u.url)))]),
+    );
   return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
 
@@ -585,7 +589,8 @@ async function layOut(
     });
   let files = layOutFiles();
   const inTree = (check: () => void) => checkFiles(files, options.outputSubdirectory, check);
-  const accepted = valuesOnlyInlineTakes(files, placed.components, strategy === 'inline' && options.allowSecretValues === true, inTree);
+  const inlineTakes = strategy === 'inline' && options.allowSecretValues === true;
+  const accepted = valuesOnlyInlineTakes(files, placed.components, inlineTakes, inTree, wiring?.valueGiving);
   if (accepted.files.length > 0) {
     inline = [...new Set([...inline, ...accepted.files])].sort(compareStrings);
     files = layOutFiles();

@@ -123,7 +123,7 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   const rendered = await renderOperatorLayout(resolution, options, wiring);
   // the wiring chart's values may hold a Git URL with its credentials; --secrets changes nothing here
   const urls = urlCredentials(rendered.files);
-  if (urls.length > 0) throw new CapiGitopsError(urls.map((u) => urlCredentialProblem(u, false)));
+  if (urls.length > 0) throw new CapiGitopsError(urls.map((u) => urlCredentialProblem(u, false, wiring?.valueGiving?.(u.url))));
   // nothing is substituted here, but a patch or an additionalManifests ConfigMap may carry a secret
   const run = await readRunSecrets({ secretFiles: options.secretFiles, envSecrets: options.envSecrets });
   const secrets = providers.map((p) => (p.provider.spec.configSecret ? findConfigSecret(p.provider, manifest.secrets) : undefined));

@@ -22,6 +22,14 @@ export interface UrlCredential {
   files: string[];
   /** The URL up to its host, the credentials starred out. */
   shown: string;
+  /** The URL up to its host as written, credentials included: to find the value that gave it; never printed. */
+  url: string;
+}
+
+/** Where the chart values gave the URL: a value's path and, in a file (a --values file, the Config), its position. */
+export interface UrlOrigin {
+  path: string;
+  position?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }
 
 /** Every URL with a password in the files, once each, in file order (READMEs last). */
@@ -54,6 +62,7 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
         column: index - lines.lastIndexOf('\n'),
         files: [file],
         shown: `${scheme}****@${host}`,
+        url,
       });
     }
   }
@@ -61,13 +70,16 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
 }
 
 /** `inlineAccepts`: whether --secrets inline --allow-secret-values would write it (not in the operator layout). */
-export function urlCredentialProblem(found: UrlCredential, inlineAccepts = true): Diagnostic {
+export function urlCredentialProblem(found: UrlCredential, inlineAccepts = true, origin?: UrlOrigin): Diagnostic {
   const more = found.files.length - 1;
+  // given in a file: told where it is to be corrected, not in an output file that was not written
+  const given = origin?.position?.file !== undefined ? origin.position : undefined;
   return {
-    file: found.file,
-    line: found.line,
-    column: found.column,
-    message: `holds a URL with credentials in it (${found.shown})${more > 0 ? `, as ${more} more file${more === 1 ? '' : 's'} do` : ''}, which would be committed`,
+    ...(given ?? { file: found.file, line: found.line, column: found.column }),
+    message: given
+      ? `value ${origin!.path} holds a URL with credentials in it (${found.shown}), which the chart writes into ${found.file}` +
+        `${more > 0 ? ` and ${more} more file${more === 1 ? '' : 's'}` : ''}: it would be committed`
+      : `holds a URL with credentials in it (${found.shown})${more > 0 ? `, as ${more} more file${more === 1 ? '' : 's'} do` : ''}, which would be committed`,
     expected: 'no credential in a URL written to Git',
     hint:
       'give the URL without its credentials where you gave it (--set, --values, or gitops.values in the Config), ' +

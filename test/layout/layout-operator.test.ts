@@ -367,8 +367,13 @@ test('operator.wiring argocd: a Git URL with credentials in the chart values is 
   assert.ok(refused instanceof CapiGitopsError);
   assert.equal(refused.diagnostics.length, 1, refused.message);
   const [problem] = refused.diagnostics;
-  assert.match(problem!.message, /holds a URL with credentials in it \(https:\/\/\*\*\*\*@git\.example\.com\)/);
-  assert.match(problem!.file ?? '', /^argocd\//);
+  // given in the Config: told at its line there, naming the file the chart would write it into
+  assert.match(
+    problem!.message,
+    /^value repoURL holds a URL with credentials in it \(https:\/\/\*\*\*\*@git\.example\.com\), which the chart writes into argocd\//,
+  );
+  assert.match(problem!.file ?? '', /m\.yaml$/);
+  assert.equal(typeof problem!.line, 'number');
   assert.doesNotMatch(problem!.hint ?? '', /--secrets inline/);
   assert.ok(!refused.message.includes(token));
 });

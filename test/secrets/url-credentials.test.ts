@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { exampleCopy, runCli } from '../helpers/cli.js';
 
@@ -70,4 +70,47 @@ test('a URL whose password is a reference to be filled in (Flux ${VAR}) is not a
   );
   const holding = readdirSync(path.join(out, 'argocd')).filter((f) => readFileSync(path.join(out, 'argocd', f), 'utf8').includes(TOKEN));
   assert.ok(holding.length > 0);
+});
+
+test('a Git URL with credentials given in a --values file or the Config is refused at the line that gives it, naming the value and the file the chart would write it into; the hint, followed there, renders', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const values = path.join(dir, '..', 'creds.yaml');
+  for (const [layout, text, at] of [
+    ['argocd', `# the platform repository\nrepoURL: ${WITH_CREDENTIALS}\n`, ':2:10: error: value repoURL'],
+    ['flux', `gitRepository:\n  url: ${WITH_CREDENTIALS}\n`, ':2:8: error: value gitRepository.url'],
+  ] as const) {
+    writeFileSync(values, text);
+    const out = path.join(dir, '..', 'out');
+    const refused = await renderExample(out, '--layout', layout, '--values', values);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.equal(refused.stderr.match(/error:/g)?.length, 1, refused.stderr);
+    assert.ok(
+      new RegExp(
+        `creds\\.yaml${at} holds a URL with credentials in it \\(https://\\*+@gitlab\\.example\\.com\\), which the chart writes into ${layout}/`,
+      ).test(refused.stderr),
+      refused.stderr,
+    );
+    assert.ok(!refused.stderr.includes(TOKEN) && !refused.stderr.includes('oauth2:'), refused.stderr);
+    writeFileSync(values, text.replace(`oauth2:${TOKEN}@`, ''));
+    const followed = await renderExample(out, '--layout', layout, '--values', values);
+    assert.equal(followed.code, 0, followed.stderr);
+    rmSync(out, { recursive: true, force: true });
+  }
+  // in the Config, at its line there
+  const config = path.join(dir, 'config.yaml');
+  const line = readFileSync(config, 'utf8').split('\n').length + 3;
+  appendFileSync(config, `gitops:\n  values:\n    # the platform repository\n    repoURL: ${WITH_CREDENTIALS}\n`);
+  const refused = await runCli([
+    'render',
+    '-f',
+    dir,
+    '-o',
+    path.join(dir, '..', 'out'),
+    '--set',
+    'path=clusters/mgmt',
+    '--layout',
+    'argocd',
+  ]);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.ok(refused.stderr.includes(`config.yaml:${line}:14: error: value repoURL holds a URL with credentials`), refused.stderr);
 });

@@ -13,7 +13,8 @@ import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
 import { otherSyncingTool, yamlSyntaxProblem, type LoadedChart, type ValuesLayer } from './types.js';
-import type { SetExpression } from '../../core/helm-set.js';
+import { setExpressionValues, setFlag, type SetExpression } from '../../core/helm-set.js';
+import { formatFieldPath } from '../../manifest/fields.js';
 
 export interface ChartRequest {
   /** The layout's built-in chart. */
@@ -46,6 +47,45 @@ export interface ChartRequest {
 export interface PreparedChart {
   chart: LoadedChart;
   values: Values;
+  /** Where the values gave a string that holds `text` (the layer that wins first), for a problem the rendered files show. */
+  valueGiving?: (text: string) => ValueOrigin | undefined;
+}
+
+/** A value given by a layer: its path (`gitRepository.url`), the layer (`--set`, a file, the Config) and, in a file, its position. */
+export interface ValueOrigin {
+  path: string;
+  given: string;
+  position?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
+}
+
+/** The path of the first string in `value` that holds `text`. */
+function pathOfString(value: unknown, text: string, at: (string | number)[] = []): (string | number)[] | undefined {
+  if (typeof value === 'string') return value.includes(text) ? at : undefined;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : isValuesMap(value)
+      ? Object.entries(value)
+      : [];
+  for (const [key, child] of entries) {
+    const found = pathOfString(child, text, [...at, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The user layers and --set flags, the last (which wins) first: where a string the values gave came from. */
+function valueGiving(layers: readonly ValuesLayer[], sets: readonly SetExpression[]): (text: string) => ValueOrigin | undefined {
+  return (text) => {
+    for (const set of [...sets].reverse()) {
+      const found = pathOfString(setExpressionValues(set), text);
+      if (found) return { path: formatFieldPath(found), given: setFlag(set) };
+    }
+    for (const layer of [...layers].reverse()) {
+      const found = pathOfString(layer.values, text);
+      if (found) return { path: formatFieldPath(found), given: layer.source, ...(layer.locate ? { position: layer.locate(found) } : {}) };
+    }
+    return undefined;
+  };
 }
 
 /** Reads a `--values` file: a YAML mapping. */
@@ -155,7 +195,7 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   if (request.subdirectory)
     values.path =
       values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
-  return { chart, values };
+  return { chart, values, valueGiving: valueGiving(layers, request.set ?? []) };
 }
 
 /**
