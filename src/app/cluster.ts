@@ -34,7 +34,6 @@ import {
   type DrawnSecret,
   urlCredentials,
   urlCredentialProblem,
-  type UrlOrigin,
   containsSecret,
   encryptFiles,
   finalGate,
@@ -53,6 +52,8 @@ import {
 } from '../secrets/index.js';
 import { layoutChart, layoutOutput, objectFile, unmanagedObjects, type LayoutName } from '../layout/index.js';
 import { componentDirectory } from '../layout/kustomize.js';
+import { secretDataLine } from '../layout/chart/render.js';
+import type { PreparedChart } from '../layout/chart/index.js';
 import type { ObjectSelector } from '../layout/apply-safety.js';
 import { prepareWiring } from './wiring.js';
 import { RunContext } from './context.js';
@@ -487,13 +488,18 @@ function valuesOnlyInlineTakes(
   components: readonly RenderedComponent[],
   inline: boolean,
   inTree: (check: () => void) => void,
-  valueGiving?: (text: string) => UrlOrigin | undefined,
+  wiring?: Pick<PreparedChart, 'chart' | 'valueGiving'>,
 ): { files: string[]; drawn: DrawnSecret[] } {
   const drawn = chartDrawnSecrets(files, new Set(components.map(componentDirectory)));
   const urls = urlCredentials(files);
+  // told where the chart writes the Secret and where the values give the URL: nothing is written
+  const secretAt = (d: DrawnSecret) => (wiring ? secretDataLine(wiring.chart, d.object.split('/').pop()!, d.sections) : undefined);
   if (!inline && drawn.length + urls.length > 0)
     inTree(() =>
-      throwProblems([...drawn.map(chartSecretProblem), ...urls.map((u) => urlCredentialProblem(u, true, valueGiving?.(u.url)))]),
+      throwProblems([
+        ...drawn.map((d) => chartSecretProblem(d, secretAt(d))),
+        ...urls.map((u) => urlCredentialProblem(u, true, wiring?.valueGiving?.(u.url))),
+      ]),
     );
   return { files: [...drawn.map((d) => d.file), ...urls.flatMap((u) => u.files)], drawn };
 }
@@ -590,7 +596,7 @@ async function layOut(
   let files = layOutFiles();
   const inTree = (check: () => void) => checkFiles(files, options.outputSubdirectory, check);
   const inlineTakes = strategy === 'inline' && options.allowSecretValues === true;
-  const accepted = valuesOnlyInlineTakes(files, placed.components, inlineTakes, inTree, wiring?.valueGiving);
+  const accepted = valuesOnlyInlineTakes(files, placed.components, inlineTakes, inTree, wiring);
   if (accepted.files.length > 0) {
     inline = [...new Set([...inline, ...accepted.files])].sort(compareStrings);
     files = layOutFiles();

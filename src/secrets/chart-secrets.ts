@@ -45,13 +45,14 @@ export function chartDrawnSecrets(files: ReadonlyMap<string, string>, componentD
   return found;
 }
 
-export function chartSecretProblem(drawn: DrawnSecret): Diagnostic {
+/** `at`: the chart line that writes the Secret's data, else the output file it would be written to (which nothing wrote) is named. */
+export function chartSecretProblem(drawn: DrawnSecret, at?: Pick<Diagnostic, 'file' | 'line' | 'column'>): Diagnostic {
   return {
-    file: drawn.file,
+    ...(at ?? { file: drawn.file }),
     object: drawn.object,
     path: drawn.sections.join(', '),
     message:
-      "the wiring chart writes values into this Secret; a value in a Secret's data is secret wherever it is given " +
+      `the wiring chart writes values into this Secret${at ? ` (${drawn.file})` : ''}; a value in a Secret's data is secret wherever it is given ` +
       '(chart values: Config.gitops.values, --values, --set)',
     expected: "no Secret values in the wiring (Config.secrets.strategy places only the components' secrets)",
     hint: 'have the chart draw an ExternalSecret, or a Secret the cluster fills, instead; or pass --secrets inline --allow-secret-values to accept the values in Git',

@@ -404,7 +404,7 @@ test("--set: under inline, a chart value the wiring chart writes into a Secret i
   }
 });
 
-test('--set: a chart value the wiring chart writes into a Secret is refused under every strategy but inline --allow-secret-values, which declares the file', async () => {
+test('--set: a chart value the wiring chart writes into a Secret is refused, at the template line that writes its data, under every strategy but inline --allow-secret-values, which declares the file', async () => {
   const { dir } = landingManifest('--env-secret', 'output: {layout: flux}\ngitops: {chart: ./chart, path: clusters/mgmt}\n');
   const chart = path.join(dir, 'chart');
   const builtIn = path.join(PROJECT_ROOT, 'charts', 'flux');
@@ -424,9 +424,10 @@ test('--set: a chart value the wiring chart writes into a Secret is refused unde
       () => assert.fail('rendered'),
       (err: CapiGitopsError) => err,
     );
+    // at the template (the output file was never written), naming the file it would have been
     assert.match(
       refused.message,
-      /flux\/secret-git-credentials\.yaml: error: Secret\/flux-system\/git-credentials: stringData: the wiring chart writes values into this Secret/,
+      /chart\/templates\/git-credentials\.yaml:6:1: error: Secret\/flux-system\/git-credentials: stringData: the wiring chart writes values into this Secret \(flux\/secret-git-credentials\.yaml\)/,
     );
     assert.ok(!refused.message.includes(token));
     const out = path.join(tempDir('capi-gitops-landing-'), 'out');

@@ -13,6 +13,25 @@ export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
 }
 
+/**
+ * The line of the chart's template that writes a Secret's `data` or `stringData` (`sections`): in
+ * the one template that writes `kind: Secret`, or, of several, the one that writes its name.
+ */
+export function secretDataLine(
+  chart: LoadedChart,
+  name: string,
+  sections: readonly string[],
+): { file: string; line: number; column: number } | undefined {
+  const writers = chart.templates.filter((t) => /^kind:\s*["']?Secret["']?\s*$/m.test(t.source ?? ''));
+  const named = writers.length > 1 ? writers.filter((t) => (t.source ?? '').includes(name)) : writers;
+  if (named.length !== 1) return undefined;
+  const lines = (named[0]!.source ?? '').split('\n');
+  const kind = lines.findIndex((l) => /^kind:\s*["']?Secret["']?\s*$/.test(l));
+  const index = lines.findIndex((l, i) => i > kind && sections.some((s) => new RegExp(`^\\s*${s}:`).test(l)));
+  if (index < 0) return undefined;
+  return { file: templateFile(chart, named[0]!.path), line: index + 1, column: lines[index]!.search(/\S/) + 1 };
+}
+
 /** The message of a template error without Handlebars' own position suffix and code excerpt. */
 function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ - \d+:\d+$/, '');
