@@ -147,6 +147,30 @@ test('a missing value in a partial is told in the partial at its line and column
   );
 });
 
+test('a template that does not compile does not hide the problems of the others: they run and their missing values are told in the same run; a template including a broken partial is not run (helm engine.go reports one parse error)', async () => {
+  const { dir, chart } = await userChart();
+  setLine(path.join(chart, 'applications.yaml'), 11, '    argocd.argoproj.io/sync-wave: {{qoute wave}}');
+  setLine(path.join(chart, 'root.yaml'), 10, '  project: {{Values.root.projet}}');
+  writeFileSync(path.join(chart, '_labels.hbs'), '    team: {{#if}}x{{/if}}\n');
+  writeFileSync(
+    path.join(chart, 'labelled.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: labelled\n  namespace: argocd\n  labels:\n{{> labels}}\n',
+  );
+  const stderr = await failed(dir);
+  assert.equal(
+    stderr
+      .split('\n')
+      .filter((l) => /^\S/.test(l))
+      .join('\n'),
+    [
+      'my-chart/templates/_labels.hbs:1:11: error: {{#if}} takes exactly one argument, here 0',
+      'my-chart/templates/applications.yaml:11:35: error: no helper "qoute": a name followed by arguments is a helper call',
+      'my-chart/templates/root.yaml:10:14: error: value "projet" is not defined',
+      '3 problems; nothing was written',
+    ].join('\n'),
+  );
+});
+
 test('invalid YAML is told once at the template line that wrote it (not a line of the rendered text), quoting the rendered lines; the nindent hint only where toYaml is written without it', async () => {
   const { dir, chart } = await userChart();
   setLine(path.join(chart, 'applications.yaml'), 11, '    x: [');

@@ -272,6 +272,30 @@ function registerHelpers(
 
 export interface CompiledChart {
   run(template: string, context: unknown): string;
+  /** What keeps a template or partial from compiling: every such problem of the chart. */
+  problems: readonly TemplateRuntimeError[];
+  /** The templates that cannot run: one with a problem of its own, or that includes a partial with one (through others too). */
+  blocked: ReadonlySet<string>;
+}
+
+/** The templates a chart's compile problems keep from running: their own, or a partial's they include, directly or not. */
+function blockedTemplates(
+  templates: readonly ChartFile[],
+  partials: ReadonlyMap<string, ChartFile>,
+  problems: readonly TemplateRuntimeError[],
+): Set<string> {
+  const broken = new Set(problems.map((p) => p.file));
+  const bad = new Set([...partials].filter(([, file]) => broken.has(file.path)).map(([name]) => name));
+  const includesBad = (file: ChartFile) => [...bad].some((name) => includeAt(file.source, name).line !== undefined);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [name, file] of partials)
+      if (!bad.has(name) && includesBad(file)) {
+        bad.add(name);
+        grew = true;
+      }
+  }
+  return new Set(templates.filter((t) => broken.has(t.path) || includesBad(t)).map((t) => t.path));
 }
 
 /** Handlebars' compiler stages, which the full build has and its types do not declare. */
@@ -564,8 +588,10 @@ export function compileChart(
     hb.registerPartial(partialName(p), partial);
   }
   const compiled = new Map(templates.map((t) => [t.path, { file: t, fn: compile(t) }]));
-  if (problems.length > 0) throw new TemplateProblems(problems);
   return {
+    problems,
+    // the others run, so a problem of one template does not hide another's
+    blocked: problems.length > 0 ? blockedTemplates(templates, partialFiles, problems) : new Set(),
     run(template, context) {
       const entry = compiled.get(template);
       if (!entry?.fn) throw new TemplateRuntimeError(`no template ${template}`);

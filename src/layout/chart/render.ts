@@ -328,15 +328,11 @@ export function renderChart(chart: LoadedChart, context: ChartContext, problems?
       hint: err.hint,
     };
   };
-  let compiled;
-  try {
-    compiled = compileChart(chart.templates, chart.partials, chart.compilers, declaredKeys(context, chart.defaults, chart.schema));
-  } catch (err) {
-    if (!(err instanceof TemplateProblems)) throw err;
-    throw new CapiGitopsError(err.problems.map((p) => ({ ...told(p, chart.origin), expected: p.expected ?? 'a Handlebars template' })));
-  }
+  const compiled = compileChart(chart.templates, chart.partials, chart.compilers, declaredKeys(context, chart.defaults, chart.schema));
+  for (const p of compiled.problems) bag.add({ ...told(p, chart.origin), expected: p.expected ?? 'a Handlebars template' });
   const documents: ChartDocument[] = [];
   for (const template of chart.templates) {
+    if (compiled.blocked.has(template.path)) continue;
     const file = templateFile(chart, template.path);
     let text: string;
     try {
