@@ -310,6 +310,23 @@ test("a merge key (<<) in a --values file or a chart's values.yaml merges the al
   assert.doesNotMatch(JSON.stringify(scalar.diagnostics), /at mergeValue|Error:/);
 });
 
+test('a --values file with a key twice, or that is a list, is told at its line with a hint that fits the mistake (helm pkg/chart/common/values.go ReadValues: a values file is a map)', async () => {
+  const dir = tempDir('capi-gitops-values-');
+  const valuesFile = path.join(dir, 'values.yaml');
+  writeFileSync(valuesFile, 'syncPolicy:\n  retry:\n    limit: 3\n    limit: 4\n');
+  const twice = await rejection(readValuesFile(valuesFile));
+  assert.deepEqual(
+    twice.diagnostics.map((d) => [d.line, d.column, d.message, d.hint]),
+    [[4, 5, 'not valid YAML: Map keys must be unique (the first is at line 3)', 'keep one of the two: a key is written once in its map']],
+  );
+  writeFileSync(valuesFile, '# values\n- repoURL: https://git.example.com/x.git\n');
+  const list = await rejection(readValuesFile(valuesFile));
+  assert.deepEqual(
+    list.diagnostics.map((d) => [d.line, d.column, d.message, d.hint]),
+    [[2, 1, 'is not a mapping: a list', 'write the values as keys of a map, e.g. repoURL: https://git.example.com/platform/mgmt.git']],
+  );
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),

@@ -88,6 +88,20 @@ function valueGiving(layers: readonly ValuesLayer[], sets: readonly SetExpressio
   };
 }
 
+/** A values file that is a list or a scalar, told at its first value: Helm reads a values file as a map. */
+function notAMapping(file: string, text: string, doc: YAML.Document, values: unknown): Diagnostic {
+  const start = doc.contents?.range?.[0] ?? 0;
+  const before = text.slice(0, start);
+  return {
+    file,
+    line: before.split('\n').length,
+    column: start - before.lastIndexOf('\n'),
+    message: `is not a mapping: ${Array.isArray(values) ? 'a list' : `a ${typeof values}`}`,
+    expected: 'a YAML mapping of chart values',
+    hint: 'write the values as keys of a map, e.g. repoURL: https://git.example.com/platform/mgmt.git',
+  };
+}
+
 /** Reads a `--values` file: a YAML mapping. */
 export async function readValuesFile(file: string): Promise<ValuesLayer> {
   let text: string;
@@ -113,7 +127,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   }
   const values = valuesToJS(doc, text, file);
   if (values === null || values === undefined) return { source: file, values: {} };
-  if (!isValuesMap(values)) throw new CapiGitopsError({ file, message: 'is not a mapping', expected: 'a YAML mapping of chart values' });
+  if (!isValuesMap(values)) throw new CapiGitopsError(notAMapping(file, text, doc, values));
   // a value the chart refuses is told at its line in this file
   const source = { file, text, lineCounter, doc };
   return { source: file, values, locate: (p) => fieldPosition(source, doc.contents, p, 'value') };

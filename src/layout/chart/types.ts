@@ -171,6 +171,9 @@ export function yamlSyntaxProblem(e: YAMLError, file: string, expected: string):
     // the parser's own "at line 12, column 1:" repeats the position the diagnostic has
     message: `not valid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
     expected,
-    hint: 'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause',
+    hint:
+      e.code === 'DUPLICATE_KEY'
+        ? 'keep one of the two: a key is written once in its map'
+        : 'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause',
   };
 }
