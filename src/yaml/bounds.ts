@@ -392,12 +392,25 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
 // Chart values may use aliases, as Helm's YAML reader allows; this many expansions at most.
 const MAX_VALUES_ALIAS_COUNT = 1000;
 
+/** YAML 1.1's base 60 numbers and timestamps, which go-yaml v2 does not read from a values file (resolve.go). */
+const NOT_IN_GO_YAML_V2 = (tag: YAML.Tags[number]) =>
+  typeof tag === 'string'
+    ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
+    : !(tag.tag === 'tag:yaml.org,2002:timestamp' || ('format' in tag && tag.format === 'TIME'));
+
 /**
- * How chart values are parsed: with merge keys (`<<: *base`), which Helm's reader (go-yaml v2,
- * decode.go merge) applies. The map's own keys win over merged ones wherever `<<` is written, as
- * YAML's merge key type says; go-yaml v2 lets a `<<` written after a key override it.
+ * How chart values are parsed: as Helm reads them (sigs.k8s.io/yaml over go-yaml v2), YAML 1.1's
+ * scalars (`yes`, `on` and `y` are true, `0644` is 420, `1_000` is 1000) without base 60 numbers or
+ * timestamps, which go-yaml v2 leaves text; with merge keys (`<<: *base`, go-yaml v2 decode.go
+ * merge). The map's own keys win over merged ones wherever `<<` is written, as YAML's merge key
+ * type says; go-yaml v2 lets a `<<` written after a key override it.
  */
-export const VALUES_PARSE_OPTIONS = { uniqueKeys: false, merge: true } as const;
+export const VALUES_PARSE_OPTIONS = {
+  uniqueKeys: false,
+  merge: true,
+  version: '1.1',
+  customTags: (tags: YAML.Tags) => tags.filter(NOT_IN_GO_YAML_V2),
+} as const;
 
 /** The first `<<` whose value is not a map, an alias of one, or a list of them (go-yaml v2: "map merge requires map or sequence …"). */
 function badMergeSource(doc: YAML.Document): YAML.Node | undefined {

@@ -55,9 +55,10 @@ test('values precedence, lowest first: values.yaml, Config gitops.values, --valu
   const first = valuesFile('first.yaml', 'data: {a: first, b: first, c: first, d: first}\n');
   const second = valuesFile('second.yaml', 'data: {b: second, c: second, d: second}\n');
   const docs = await renderProbe(
-    { 'values.yaml': 'data: {z: chart, y: chart, a: chart, b: chart, c: chart, d: chart}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
+    // w, not y: a values file is YAML 1.1, where a plain y is true
+    { 'values.yaml': 'data: {z: chart, w: chart, a: chart, b: chart, c: chart, d: chart}\n', 'templates/cm.yaml': PROBE_TEMPLATE },
     {
-      configValues: { data: { y: 'config', a: 'config' } },
+      configValues: { data: { w: 'config', a: 'config' } },
       valuesFiles: [first, second],
       set: [
         { expression: 'data.c=set,data.d=set', forceString: false },
@@ -65,7 +66,7 @@ test('values precedence, lowest first: values.yaml, Config gitops.values, --valu
       ],
     },
   );
-  assert.deepEqual(docs[0]!.object.data, { z: 'chart', y: 'config', a: 'first', b: 'second', c: 'set', d: 'string' });
+  assert.deepEqual(docs[0]!.object.data, { z: 'chart', w: 'config', a: 'first', b: 'second', c: 'set', d: 'string' });
 });
 
 test("--set forms reach the templates with Helm's types: lists, indexes, escapes, inference (helm pkg/strvals)", async () => {
@@ -327,6 +328,33 @@ test('a --values file with a key twice, or that is a list, is told at its line w
   );
 });
 
+test("values files are read as Helm reads them, YAML 1.1's scalars (yes, on, 0644, 1_000): booleans and numbers (sigs.k8s.io/yaml yaml.go Unmarshal over go-yaml v2 resolve.go), without base 60 or timestamps", async () => {
+  const dir = tempDir('capi-gitops-values-');
+  const valuesFile = path.join(dir, 'values.yaml');
+  writeFileSync(valuesFile, 'a: yes\nb: Off\nc: 0644\nd: 1_000\ne: 10:30\nf: 2024-01-01\ng: "yes"\nh: y\ni: ~\n');
+  // go-yaml v2 has no base 60 (10:30 stays text); a date stays the text written (Helm's JSON round trip writes it as an RFC 3339 time)
+  assert.deepEqual((await readValuesFile(valuesFile)).values, {
+    a: true,
+    b: false,
+    c: 420,
+    d: 1000,
+    e: '10:30',
+    f: '2024-01-01',
+    g: 'yes',
+    h: true,
+    i: null,
+  });
+  const chart = writeChart({ 'values.yaml': 'enabled: on\n', 'templates/cm.yaml': PROBE_TEMPLATE });
+  assert.deepEqual((await loadChart(chart)).defaults, { enabled: true });
+  // a value the schema wants as a string, written yes: the hint quotes what was written
+  writeFileSync(valuesFile, 'repoURL: https://git.example.com/x.git\ntargetRevision: yes\n');
+  const refused = await rejection(prepareChart({ builtIn: 'argocd', path: 'p', valuesFiles: [valuesFile] }));
+  assert.deepEqual(
+    refused.diagnostics.map((d) => [d.line, d.column, d.hint]),
+    [[2, 17, `quote it in ${valuesFile}: "yes" (YAML reads yes unquoted as a boolean)`]],
+  );
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),
@@ -391,7 +419,7 @@ test('a chart emitting on:, yes and 0644 gets them written so every YAML 1.1 rea
 
 test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or/not, list, dict, join, and each over maps in code-unit order', async () => {
   const docs = await renderProbe({
-    'values.yaml': 'm: {b: 2, a: 1, B: 0}\nempty: ""\nzero: 0\nname: n\n',
+    'values.yaml': 'm: {b: 2, a: 1, B: 0}\nempty: ""\nzero: 0\nname: nm\n',
     'templates/_label.hbs': 'x-{{name}}',
     'templates/cm.yaml':
       [
@@ -413,16 +441,16 @@ test('helpers: default (Sprig emptiness), required, include, quote, eq/ne/and/or
         '  list: {{quote (list "x" (list 1 2))}}',
       ].join('\n') + '\n',
   });
-  assert.deepEqual(docs[0]!.object.metadata.name, 'x-n');
+  assert.deepEqual(docs[0]!.object.metadata.name, 'x-nm');
   assert.deepEqual(docs[0]!.object.data, {
     d1: 'fallback',
     d2: 'fallback',
-    d3: 'n',
+    d3: 'nm',
     keys: 'x,y',
     logic: 'ok',
     dict: 'v',
     order: 'B=0;a=1;b=2;',
-    req: 'n',
+    req: 'nm',
     map: 'map[B:0 a:1 b:2]',
     list: '[x [1 2]]',
   });

@@ -130,7 +130,11 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
   if (!isValuesMap(values)) throw new CapiGitopsError(notAMapping(file, text, doc, values));
   // a value the chart refuses is told at its line in this file
   const source = { file, text, lineCounter, doc };
-  return { source: file, values, locate: (p) => fieldPosition(source, doc.contents, p, 'value') };
+  const written = (p: readonly (string | number)[]) => {
+    const node = doc.getIn(p, true);
+    return YAML.isScalar(node) && node.range ? text.slice(node.range[0], node.range[1]) : undefined;
+  };
+  return { source: file, values, locate: (p) => fieldPosition(source, doc.contents, p, 'value'), written };
 }
 
 /** The output directory's path from the root of the Git repository that holds it, if any. */

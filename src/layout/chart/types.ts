@@ -91,6 +91,8 @@ export interface ValuesLayer {
   values: Values;
   /** Where a value path of this layer was written, when a file holds it (the Config's gitops values). */
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
+  /** The text a scalar value was written as in its file (`yes` for true), for a hint that quotes it. */
+  written?: (path: readonly (string | number)[]) => string | undefined;
   /**
    * A fleet cluster's gitops values (its entry's over the Config's): where its own entry
    * (`clusters[0]`, `clusters[0].unsupportedOverrides`), not the shared Config, set the value at a path of them.

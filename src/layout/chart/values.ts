@@ -136,8 +136,9 @@ function asString(
   const wanted = (e.params as { type?: string | string[] }).type;
   if (e.keyword !== 'type' || ![wanted].flat().includes('string')) return undefined;
   if (typeof e.data !== 'number' && typeof e.data !== 'boolean') return undefined;
-  const value = String(e.data);
   const layer = writer(layers, segments);
+  // as the file wrote it: YAML 1.1 reads yes as true, and "true" is not what to quote
+  const value = layer?.written?.(segments.map((s) => (/^[0-9]+$/.test(s) ? Number(s) : s))) ?? String(e.data);
   const setString = `pass it with --set-string ${setPair(at, value)}`;
   if (layer?.set) return `${setFlag(layer.set)} reads ${value} as a ${typeof e.data}: ${setString}`;
   const quote = (where: string) => `quote it in ${where}: "${value}" (YAML reads ${value} unquoted as a ${typeof e.data})`;
