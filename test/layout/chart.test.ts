@@ -13,6 +13,8 @@ import type { ChartContext } from '../../src/layout/chart/types.js';
 import { loadChart } from '../../src/layout/chart/load.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
+import { VALUES_PARSE_OPTIONS } from '../../src/yaml/bounds.js';
+import { PROJECT_ROOT } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
 import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
@@ -702,4 +704,11 @@ test('a misspelt value below another (syncPolicy.retry.backof, destination.nme) 
   const app = files.get('argocd/application-capi-gitops-01-cluster-api.yaml')!;
   assert.match(app, /duration: 5s\n/);
   assert.match(app, / name: mgmt\n/);
+});
+
+test("the built-in charts' values.yaml read the same as YAML 1.2 (build-charts.mjs precompiles them so) and as a user's copy is read (YAML 1.1, go-yaml v2's scalars)", () => {
+  for (const name of ['argocd', 'flux']) {
+    const text = readFileSync(path.join(PROJECT_ROOT, 'charts', name, 'values.yaml'), 'utf8');
+    assert.deepEqual(YAML.parseDocument(text, VALUES_PARSE_OPTIONS).toJS(), YAML.parse(text), name);
+  }
 });
