@@ -3,7 +3,7 @@
  * run, and its documents as files (one object per file, with their own kustomization.yaml).
  */
 import { CapiGitopsError, compareStrings, DiagnosticBag, tellOnce, type Diagnostic } from '../core/diagnostics.js';
-import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
+import { apiGroup, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
 import type { RenderedComponent } from '../render/types.js';
 import { renderChart, templateFile } from './chart/render.js';
 import { unknownFields, WIRING_CRDS_OF } from './chart/wiring-fields.js';
@@ -417,6 +417,45 @@ function duplicateObjectProblems(documents: readonly ChartDocument[], input: Wir
   return problems;
 }
 
+/**
+ * A label or annotation that is not a string (`owner: {{Values.x}}` with x unset is null, `{{n}}`
+ * a number): ObjectMeta's labels and annotations are map[string]string, and kubectl refuses the
+ * object (`unknown object type "nil"`), so Argo CD or Flux would fail to apply it. Also in an
+ * ApplicationSet's template, whose metadata becomes each Application's.
+ */
+function metadataValueProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const { template, object, locate } of documents) {
+    const spec = isPlainObject(object.spec) ? object.spec : {};
+    const nested = isPlainObject(spec.template) && isPlainObject(spec.template.metadata) ? spec.template.metadata : undefined;
+    const metadata: [string[], unknown][] = [
+      [['metadata'], object.metadata],
+      ...(nested ? [[['spec', 'template', 'metadata'], nested] as [string[], unknown]] : []),
+    ];
+    for (const [base, meta] of metadata)
+      for (const section of ['labels', 'annotations']) {
+        const map = isPlainObject(meta) ? meta[section] : undefined;
+        if (!isPlainObject(map)) continue;
+        for (const [key, value] of Object.entries(map)) {
+          if (typeof value === 'string') continue;
+          const field = [...base, section, key];
+          problems.push({
+            ...positionOf(locate?.(field) ?? { file: templateFile(input.chart, template) }),
+            object: describeObject(object),
+            path: formatFieldPath(field),
+            message: `${value === null ? 'null' : `the ${typeof value} ${JSON.stringify(value)}`}, where Kubernetes takes a string`,
+            expected: `a string: ${section} of an object are strings (ObjectMeta)`,
+            hint:
+              value === null
+                ? 'leave the key out while the value is unset ({{#if …}} around the line), or give it a default: {{quote (default "none" …)}}'
+                : 'quote it: {{quote …}}',
+          });
+        }
+      }
+  }
+  return tellOnce(problems);
+}
+
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
@@ -435,6 +474,7 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
     ...longFluxNames(documents, context, input),
     ...unknown.errors,
     ...duplicateObjectProblems(documents, input),
+    ...metadataValueProblems(documents, input),
   ])
     if (own(problem)) problems.add(problem);
   problems.throwIfAny();

@@ -787,6 +787,36 @@ test('a misspelt field inside a value a template writes with toYaml (jsonPointer
   assert.equal(fixed.code, 0, fixed.stderr);
 });
 
+test('a label or annotation a template leaves null or writes as a number is an error at its line (kubectl: unknown object type "nil" in Application.metadata.labels, k8s ObjectMeta labels are map[string]string), and the hints, followed, render', async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  setLine(applications, 11, '    argocd.argoproj.io/sync-wave: {{quote wave}}\n    retries: {{@root.Values.syncPolicy.retry.limit}}');
+  setLine(applications, 15, '    capi-gitops.dev/component: {{quote label}}\n    owner: {{@root.Values.destination.name}}');
+  const stderr = await failed(dir);
+  assert.equal(
+    stderr
+      .split('\n')
+      .filter((l) => !l.startsWith('  expected'))
+      .join('\n'),
+    [
+      'my-chart/templates/applications.yaml:12:5: error: Application/argocd/capi-gitops-00-cert-manager, Application/argocd/capi-gitops-01-cluster-api, ' +
+        'Application/argocd/capi-gitops-02-bootstrap-example, Application/argocd/capi-gitops-03-control-plane-example, ' +
+        'Application/argocd/capi-gitops-04-infrastructure-example: metadata.annotations.retries: the number 10, where Kubernetes takes a string',
+      '  hint: quote it: {{quote …}}',
+      'my-chart/templates/applications.yaml:16:5: error: Application/argocd/capi-gitops-00-cert-manager, Application/argocd/capi-gitops-01-cluster-api, ' +
+        'Application/argocd/capi-gitops-02-bootstrap-example, Application/argocd/capi-gitops-03-control-plane-example, ' +
+        'Application/argocd/capi-gitops-04-infrastructure-example: metadata.labels.owner: null, where Kubernetes takes a string',
+      '  hint: leave the key out while the value is unset ({{#if …}} around the line), or give it a default: {{quote (default "none" …)}}',
+      '2 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(applications, 12, '    retries: {{quote @root.Values.syncPolicy.retry.limit}}');
+  setLine(applications, 16, '    owner: {{quote (default "none" @root.Values.destination.name)}}');
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('an Application field its real CRD does not declare (syncPolcy, destination.namepace) is an error at the template line that wrote it, with the field it likely meant; it was written with exit 0 (argo-cd manifests/crds/application-crd.yaml)', async () => {
   const { dir, chart } = await userChart();
   const applications = path.join(chart, 'applications.yaml');
