@@ -251,6 +251,38 @@ test('a key indented one space too deep, a tab and an unclosed quote are each to
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('a key a loop writes again beside a literal one (a common label that the template also writes) is told once, at the literal line, naming no rendered line number as a line of the file; the hint, followed, renders', async () => {
+  const { dir, chart } = await userChart();
+  const applications = path.join(chart, 'applications.yaml');
+  // line 14 is the last label: the loop of extra labels after it
+  setLine(
+    applications,
+    14,
+    '    capi-gitops.dev/component: {{quote label}}\n{{#each @root.Values.root}}\n    {{@key}}: {{quote this}}\n{{/each}}',
+  );
+  writeFileSync(path.join(chart, '_unused.hbs'), '    {{@key}}: {{quote this}}\n');
+  const values = path.join(dir, '..', 'labels.yaml');
+  writeFileSync(values, 'root:\n  app.kubernetes.io/managed-by: me\n');
+  const schema = path.join(chart, '..', 'values.schema.json');
+  rmSync(schema);
+  const refused = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../labels.yaml'], { cwd: dir });
+  assert.equal(refused.code, 1, refused.stderr);
+  assertNoStackTrace(refused);
+  const errors = refused.stderr.split('\n').filter((l) => /^\S/.test(l));
+  assert.equal(errors.length, 2, refused.stderr);
+  assert.match(
+    errors[0]!,
+    /^my-chart\/templates\/applications\.yaml:13:5: error: renders invalid YAML: Map keys must be unique: written again by a later line \(rendered line \d+: "    app\.kubernetes\.io\/managed-by: \\"me\\"", after .*\) \(the same in 5 documents\)$/,
+  );
+  assert.match(
+    refused.stderr,
+    /hint: write each key once in its map: drop this line, or leave the key out of the loop that writes it again/,
+  );
+  writeFileSync(values, 'root:\n  team: platform\n');
+  const fixed = await runCli(['render', '-f', '.', '-o', 'out', '--layout', 'argocd', '--values', '../labels.yaml'], { cwd: dir });
+  assert.equal(fixed.code, 0, fixed.stderr);
+});
+
 test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {
   const { dir, chart } = await userChart();
   appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');

@@ -110,6 +110,7 @@ const YAML_ERROR_HINTS: Readonly<Record<string, string>> = {
   TAB_AS_INDENT: 'indent with spaces: YAML does not allow tabs there',
   MISSING_CHAR: 'close the quote this line opens, on this line',
   BAD_SCALAR_START: 'quote the value: {{quote …}}',
+  DUPLICATE_KEY: 'write each key once in its map: drop this line, or leave the key out of the loop that writes it again',
 };
 
 const YAML_ERROR_HINT =
@@ -155,18 +156,26 @@ function readDocuments(
     const same = renderedLines.flatMap((l, i) => (l === renderedLines[renderedLine] ? [i] : []));
     return { index: same.indexOf(renderedLine), count: same.length };
   };
+  /** The chart line that wrote a rendered line (1-based), when one can have. */
+  const lineThatWrote = (renderedLine: number) => {
+    const rendered = renderedLines[renderedLine - 1];
+    // of several lines that can have written it, the one that writes its key itself
+    return rendered === undefined
+      ? undefined
+      : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1], ordinalOf(renderedLine - 1));
+  };
   const tell = (
     renderedLine: number | undefined,
     problem: Omit<Diagnostic, 'file'> & { notAnObject?: boolean },
     renderedColumn?: number,
     otherwise?: string,
+    /** Where to tell it when no one line can have written the rendered line, and the message then. */
+    fallback?: { at: NonNullable<ReturnType<typeof writingLine>>; message: string },
   ): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
-    // of several lines that can have written it, the one that writes its key itself
-    const at =
-      rendered === undefined
-        ? undefined
-        : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1], ordinalOf(renderedLine! - 1));
+    const traced = renderedLine === undefined ? undefined : lineThatWrote(renderedLine);
+    const at = traced ?? fallback?.at;
+    if (traced === undefined && fallback) problem = { ...problem, message: fallback.message };
     const previous = renderedLine === undefined ? '' : (renderedLines[renderedLine - 2] ?? '');
     // a rendered line can be megabytes (a loop's output): quoted up to a screen line
     const quote = (line: string) => JSON.stringify(line.length > 160 ? `${line.slice(0, 160)}…` : line);
@@ -254,15 +263,19 @@ function readDocuments(
       const e = doc.errors[0]!;
       const line = e.linePos?.[0]?.line;
       const column = e.linePos?.[0]?.col;
+      let message = `renders invalid YAML: ${firstLine(e.message).replace(/ at line \d+, column \d+:?$/, '')}`;
+      // a key written twice: "the first is at line N" counts rendered lines, no line of the chart
+      const firstLineOfKey = Number(/ \(the first is at line (\d+)\)/.exec(message)?.[1] ?? NaN);
+      message = message.replace(/ \(the first is at line \d+\)/, '');
+      const firstAt = Number.isNaN(firstLineOfKey) ? undefined : lineThatWrote(firstLineOfKey);
+      if (firstAt && line !== undefined && lineThatWrote(line))
+        message += ` (the first written at ${firstAt.file}:${firstAt.line})`;
       tell(
         line,
-        {
-          message: `renders invalid YAML: ${firstLine(e.message).replace(/ at line \d+, column \d+:?$/, '')}`,
-          expected: 'each rendered document to be valid YAML',
-          hint: NINDENT_HINT,
-        },
+        { message, expected: 'each rendered document to be valid YAML', hint: NINDENT_HINT },
         column,
         yamlErrorHint(e.code, e.message),
+        firstAt ? { at: firstAt, message: `${message}: written again by a later line` } : undefined,
       );
       continue;
     }
