@@ -357,6 +357,20 @@ test("values files are read as Helm reads them, YAML 1.1's scalars (yes, on, 064
   );
 });
 
+test('--values - is told as standard input, which is not read, with a hint to pass a file (helm pkg/cli/values/options.go readFile reads "-" from stdin)', async () => {
+  const error = await rejection(readValuesFile('-'));
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.file, d.message, d.hint]),
+    [
+      [
+        '-',
+        'standard input is not read for values (Helm reads --values - from it)',
+        'write the values to a file and pass its path: --values values.yaml (a render can read them more than once: for each cluster of a fleet, for each side of a diff)',
+      ],
+    ],
+  );
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),

@@ -104,6 +104,14 @@ function notAMapping(file: string, text: string, doc: YAML.Document, values: unk
 
 /** Reads a `--values` file: a YAML mapping. */
 export async function readValuesFile(file: string): Promise<ValuesLayer> {
+  // Helm's -f - (pkg/cli/values/options.go readFile): one read of the stream, where a fleet or a diff reads values again
+  if (file.trim() === '-')
+    throw new CapiGitopsError({
+      file,
+      message: 'standard input is not read for values (Helm reads --values - from it)',
+      expected: 'a readable YAML file',
+      hint: 'write the values to a file and pass its path: --values values.yaml (a render can read them more than once: for each cluster of a fleet, for each side of a diff)',
+    });
   let text: string;
   try {
     text = await readBoundedText(file);
