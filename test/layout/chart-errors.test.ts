@@ -366,6 +366,21 @@ test("a default in the chart's values.yaml that its schema refuses is told at it
   assert.equal(result.code, 0, result.stderr);
 });
 
+test("a value of the other layout's chart in the Config's gitops.values (interval, a Flux value) for an Argo CD chart of one's own is hinted to move under gitops.flux.values, and the hint, followed, renders", async () => {
+  const { dir } = await userChart();
+  const config = path.join(dir, 'config.yaml');
+  appendFileSync(config, '    interval: 5m\n');
+  const stderr = await failed(dir);
+  assert.match(stderr, /interval: value interval is not a value of this chart/);
+  assert.match(
+    stderr,
+    /hint: see \S+my-chart\/values\.schema\.json; a value of the flux chart goes under gitops\.flux\.values in the Config document \(gitops\.flux\.values\.interval\), or remove it/,
+  );
+  writeFileSync(config, readFileSync(config, 'utf8').replace('    interval: 5m\n', '  flux:\n    values:\n      interval: 5m\n'));
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('a misspelt value for a chart of one\'s own (projet for project) gets "did you mean", as the built-in charts\' do, and the hint followed renders', async () => {
   const { dir } = await userChart();
   const config = path.join(dir, 'config.yaml');

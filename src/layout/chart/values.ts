@@ -195,13 +195,34 @@ function schemaProblem(chart: LoadedChart, e: ErrorObject, layers: readonly Laye
       ? `set it, e.g. --set ${setPairToFill(at)} or under gitops.${layout ? `${layout}.` : ''}values in the Config document`
       : (asString(chart, e, layers, segments, at) ??
         nullListEntry(e, flag, segments) ??
-        otherHint(chart, layers, segments, at, extra !== undefined, declaredHere(e))),
+        otherHint(chart, layers, segments, at, extra !== undefined, declaredHere(e), layout)),
   };
 }
 
 /** The values the schema declares where an unknown one was given. */
 function declaredHere(e: ErrorObject): string[] {
   return Object.keys((e.parentSchema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+}
+
+/**
+ * For a chart of one's own: an unknown top-level value the Config gives for either layout's chart
+ * (gitops.values, a fleet cluster's gitops) may be the other layout's chart's, whose place is its
+ * layout's values.
+ */
+function otherLayoutMove(
+  layers: readonly Layer[],
+  segments: readonly string[],
+  at: string,
+  layout: string | undefined,
+  unknown: boolean,
+): string {
+  const layer = writer(layers, segments);
+  if (!unknown || segments.length > 1 || layer?.source !== 'Config gitops.values' || (layout !== 'argocd' && layout !== 'flux')) return '';
+  const other = layout === 'argocd' ? 'flux' : 'argocd';
+  const entry = layer.ofFleetCluster?.(segments);
+  return entry === undefined
+    ? `; a value of the ${other} chart goes under gitops.${other}.values in the Config document (gitops.${other}.values.${at}), or remove it`
+    : `; a value of the ${other} chart goes under ${entry}.${other}.values (${entry}.${other}.values.${at}), or remove it`;
 }
 
 const mapDefined = <T, U>(value: T | undefined, f: (v: T) => U): U | undefined => (value === undefined ? undefined : f(value));
@@ -213,6 +234,7 @@ function otherHint(
   at: string,
   unknown: boolean,
   declared: readonly string[],
+  layout?: string,
 ): string {
   // a chart's own new value (in values.yaml, as docs/charts.md says) that its schema does not list yet, or a default of the wrong form
   if (isOwnChart(chart) && !writer(layers, segments) && hasPath(chart.defaults, segments))
@@ -227,7 +249,8 @@ function otherHint(
       ? closestName(at, Object.keys(chart.defaults))
       : mapDefined(closestName(segments.at(-1)!, declared), (name) => valuePath([...segments.slice(0, -1), name]));
   const guess = close === undefined ? '' : `did you mean ${close}? `;
-  if (isOwnChart(chart)) return `${guess}see ${chart.origin}/values.schema.json`;
+  if (isOwnChart(chart))
+    return `${guess}see ${chart.origin}/values.schema.json${otherLayoutMove(layers, segments, at, layout, unknown && close === undefined)}`;
   const name = chart.metadata.name;
   const other = name === 'argocd' ? 'flux' : 'argocd';
   const schema = `see its values.schema.json: capi-gitops chart show ${name}`;
