@@ -283,6 +283,35 @@ test('a key a loop writes again beside a literal one (a common label that the te
   assert.equal(fixed.code, 0, fixed.stderr);
 });
 
+test('a map written as text, alone in its tag or through nindent without toYaml, is an error at its line, not a list of "object Object" (helm: nindent of a map fails, wrong type for value); the hint, followed, renders', async () => {
+  const { dir, chart } = await userChart();
+  const root = path.join(chart, 'root.yaml');
+  const lines = readFileSync(root, 'utf8').split('\n');
+  const at = lines.indexOf('  syncPolicy:') + 1;
+  lines.splice(at - 1, 4, '  syncPolicy: {{nindent 4 Values.syncPolicy}}');
+  writeFileSync(root, lines.join('\n'));
+  setLine(path.join(chart, 'appproject.yaml'), 8, '  description: {{Values.destination}}');
+  const stderr = await failed(dir);
+  assert.equal(
+    stderr
+      .split('\n')
+      .filter((l) => !l.startsWith('  expected'))
+      .join('\n'),
+    [
+      'my-chart/templates/appproject.yaml:8:16: error: writes a map as text ("[object Object]") (rendered line 7: "  description: [object Object]", after "spec:")',
+      '  hint: write a map or a list with toYaml, indented on the lines below its key: {{nindent 4 (toYaml Values.x)}}',
+      `my-chart/templates/root.yaml:${at}:15: error: nindent takes text, and this is a map`,
+      '  hint: write a map or a list with toYaml, indented on the lines below its key: {{nindent 4 (toYaml Values.x)}}',
+      '2 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(root, at, '  syncPolicy: {{nindent 4 (toYaml Values.syncPolicy)}}');
+  setLine(path.join(chart, 'appproject.yaml'), 8, '  description: {{quote Values.destination.server}}');
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {
   const { dir, chart } = await userChart();
   appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');

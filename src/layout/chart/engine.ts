@@ -41,8 +41,16 @@ function text(value: unknown): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
-/** Sprig `indent`: every line, the first included, gets `n` spaces. */
-function indentText(n: number, value: unknown): string {
+/** What to write for a map or a list where text goes. */
+export const TO_YAML_HINT = 'write a map or a list with toYaml, indented on the lines below its key: {{nindent 4 (toYaml Values.x)}}';
+
+/** Sprig `indent`: every line, the first included, gets `n` spaces; of text, as Sprig's takes a string (a map is an error, as Helm's). */
+function indentText(n: number, value: unknown, helper = 'indent'): string {
+  if (typeof value === 'object' && value !== null)
+    throw new TemplateRuntimeError(`${helper} takes text, and this is a ${Array.isArray(value) ? 'list' : 'map'}`, {
+      expected: 'text: a string, or what toYaml or include writes',
+      hint: TO_YAML_HINT,
+    });
   const body = text(value);
   const lines = (body.match(/\n/g)?.length ?? 0) + 1;
   if (!Number.isSafeInteger(n) || n < 0 || body.length + n * lines > MAX_CHART_OUTPUT)
@@ -197,7 +205,7 @@ function registerHelpers(
     return emitYamlDocument(value).replace(/\n$/, '');
   });
   hb.registerHelper('indent', (n: number, value: unknown) => indentText(n, value));
-  hb.registerHelper('nindent', (n: number, value: unknown) => '\n' + indentText(n, value));
+  hb.registerHelper('nindent', (n: number, value: unknown) => '\n' + indentText(n, value, 'nindent'));
   hb.registerHelper('quote', (...all: unknown[]) =>
     args(all)
       .filter((v) => v !== null && v !== undefined)

@@ -2,7 +2,7 @@ import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../../core/kobject.js';
-import { compileChart, TemplateProblems, TemplateRuntimeError } from './engine.js';
+import { compileChart, TemplateProblems, TemplateRuntimeError, TO_YAML_HINT } from './engine.js';
 import { declaredKeys } from './strict.js';
 import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './types.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
@@ -253,6 +253,17 @@ function readDocuments(
     for (const { diagnostic } of seen.values()) bag.add(diagnostic);
     return [];
   }
+  // a map or a list written where text goes ({{Values.map}}) is JavaScript's "[object Object]": no YAML of its own
+  if (text.includes('[object Object]'))
+    renderedLines.forEach((line, i) => {
+      const column = line.indexOf('[object Object]');
+      if (column >= 0)
+        tell(
+          i + 1,
+          { message: 'writes a map as text ("[object Object]")', expected: 'text, or a map written with toYaml', hint: TO_YAML_HINT },
+          column + 1,
+        );
+    });
   // repeated keys found in one pass (yaml/unique-keys.ts), not by the library's quadratic check
   const lineCounter = new LineCounter();
   for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: false, prettyErrors: true, lineCounter })) {
@@ -268,8 +279,7 @@ function readDocuments(
       const firstLineOfKey = Number(/ \(the first is at line (\d+)\)/.exec(message)?.[1] ?? NaN);
       message = message.replace(/ \(the first is at line \d+\)/, '');
       const firstAt = Number.isNaN(firstLineOfKey) ? undefined : lineThatWrote(firstLineOfKey);
-      if (firstAt && line !== undefined && lineThatWrote(line))
-        message += ` (the first written at ${firstAt.file}:${firstAt.line})`;
+      if (firstAt && line !== undefined && lineThatWrote(line)) message += ` (the first written at ${firstAt.file}:${firstAt.line})`;
       tell(
         line,
         { message, expected: 'each rendered document to be valid YAML', hint: NINDENT_HINT },
