@@ -371,6 +371,37 @@ test('--values - is told as standard input, which is not read, with a hint to pa
   );
 });
 
+test("a key some items of a values list lack ({{#if namespace}} in {{#each Values.deps}}) is told with a hint that works: declare it in the schema's items, or read it with lookup (helm: a missing key of a list item reads as nil)", async () => {
+  const template =
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n{{#each Values.deps}}\n  {{name}}: {{#if namespace}}{{quote namespace}}{{else}}"-"{{/if}}\n{{/each}}\n';
+  const files = { 'values.yaml': 'deps: []\n', 'templates/cm.yaml': template };
+  const set = [{ expression: 'deps[0].name=a,deps[0].namespace=x,deps[1].name=b', forceString: false }];
+  const missing = await rejection(renderProbe(files, { set }));
+  assert.deepEqual(
+    missing.diagnostics.map((d) => [d.line, d.message, d.hint]),
+    [
+      [
+        7,
+        'value "namespace" is not defined',
+        'an item of a list lacks it: declare it, "namespace": {} in "properties" of #/properties/deps/items in values.schema.json, ' +
+          'or read it with (lookup this "namespace")',
+      ],
+    ],
+  );
+  // followed: the schema declares the items' keys
+  const schema = JSON.stringify({
+    type: 'object',
+    properties: { path: {}, deps: { type: 'array', items: { properties: { name: {}, namespace: {} } } } },
+  });
+  const declared = await renderProbe({ ...files, 'values.schema.json': schema }, { set });
+  assert.deepEqual(declared[0]!.object.data, { a: 'x', b: '-' });
+  const looked = await renderProbe(
+    { ...files, 'templates/cm.yaml': template.replace('{{#if namespace}}', '{{#if (lookup this "namespace")}}') },
+    { set },
+  );
+  assert.deepEqual(looked[0]!.object.data, { a: 'x', b: '-' });
+});
+
 test('a schema with a remote $ref is refused: charts never make the tool fetch', async () => {
   const dir = writeChart({
     'values.schema.json': JSON.stringify({ type: 'object', properties: { a: { $ref: 'https://example.com/schema.json' } } }),

@@ -405,8 +405,11 @@ function missingValue(
     : undefined;
   const guess = closestName(name, keys);
   let hint: string;
+  const listItems = typeof parent === 'object' ? declared?.listItems.get(parent) : undefined;
   if (guess) hint = `did you mean "${parentPath ? `${parentPath}.` : ''}${guess}"?${addIt ? ` If "${name}" is a new value, ${addIt}` : ''}`;
   else if (addIt) hint = `${addIt}, or fix the name`;
+  else if (listItems)
+    hint = `an item of a list lacks it: declare it, "${name}": {} in "properties" of ${listItems} in values.schema.json, or read it with (lookup this "${name}")`;
   else if (site.path === name && ROOT_NAMES.has(name)) hint = `inside {{#each}} and {{#with}} the context is the item: write @root.${name}`;
   else hint = `fix the name: ${has}`;
   return new TemplateRuntimeError(`value "${name}" is not defined`, {

@@ -34,6 +34,8 @@ export interface DeclaredKeys {
   valuesPaths: WeakMap<object, readonly string[]>;
   /** The JSON pointer of a Values map's node in values.schema.json, when the chart has one. */
   schemaPointers: WeakMap<object, string>;
+  /** A map that is an item of a values list: the JSON pointer of the list's `items` in values.schema.json, which declares its keys. */
+  listItems: WeakMap<object, string>;
 }
 
 /** The JavaScriptCompiler's members this subclass uses (not in Handlebars' type declarations). */
@@ -96,24 +98,37 @@ function resolveRef(node: unknown, pointer: string, root: unknown): { node: unkn
  * and in values.schema.json's `properties`, and the context's optional fields.
  */
 export function declaredKeys(context: ChartContext, defaults: Values, schema: Record<string, unknown> | undefined): DeclaredKeys {
-  const declared: DeclaredKeys = { keys: new WeakMap(), valuesPaths: new WeakMap(), schemaPointers: new WeakMap() };
-  const walk = (values: Values, fallback: unknown, schemaNode: unknown, path: string[], at: string): void => {
-    if (declared.valuesPaths.has(values)) return;
-    declared.valuesPaths.set(values, path);
+  const declared: DeclaredKeys = {
+    keys: new WeakMap(),
+    valuesPaths: new WeakMap(),
+    schemaPointers: new WeakMap(),
+    listItems: new WeakMap(),
+  };
+  /** `path` undefined: a map inside a list, whose keys only the schema declares (values.yaml's lists are replaced, not merged). */
+  const walk = (values: Values, fallback: unknown, schemaNode: unknown, path: string[] | undefined, at: string): void => {
+    if (declared.keys.has(values)) return;
+    if (path) declared.valuesPaths.set(values, path);
     const { node, pointer } = resolveRef(schemaNode, at, schema);
     if (isValuesMap(node)) declared.schemaPointers.set(values, pointer);
     const properties = isValuesMap(node) && isValuesMap(node.properties) ? node.properties : {};
     const defaultsMap = isValuesMap(fallback) ? fallback : {};
     declared.keys.set(values, new Set([...Object.keys(defaultsMap), ...Object.keys(properties)]));
-    for (const [key, value] of Object.entries(values))
+    for (const [key, value] of Object.entries(values)) {
+      const child = `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const childNode = Object.hasOwn(properties, key) ? properties[key] : undefined;
       if (isValuesMap(value))
-        walk(
-          value,
-          Object.hasOwn(defaultsMap, key) ? defaultsMap[key] : undefined,
-          Object.hasOwn(properties, key) ? properties[key] : undefined,
-          [...path, key],
-          `${pointer}/properties/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`,
-        );
+        walk(value, Object.hasOwn(defaultsMap, key) ? defaultsMap[key] : undefined, childNode, path && [...path, key], child);
+      else if (Array.isArray(value)) {
+        // a list's maps: their keys are the schema's items' (Helm reads a key an item lacks as nil)
+        const { node: list, pointer: listPointer } = resolveRef(childNode, child, schema);
+        const items = isValuesMap(list) ? list.items : undefined;
+        for (const item of value)
+          if (isValuesMap(item)) {
+            declared.listItems.set(item, `${listPointer}/items`);
+            walk(item, undefined, items, undefined, `${listPointer}/items`);
+          }
+      }
+    }
   };
   walk(context.Values, defaults, schema, [], '#');
   declared.keys.set(context.Chart, new Set(['description']));
