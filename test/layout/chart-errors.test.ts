@@ -312,6 +312,32 @@ test('a map written as text, alone in its tag or through nindent without toYaml,
   assert.equal(result.code, 0, result.stderr);
 });
 
+test("a template written in Helm's Go template syntax ({{- if .Values.x }}, | quote, {{ end }}) is told as that, at its first such tag, with the Handlebars to write; written so, it renders", async () => {
+  const { dir, chart } = await userChart();
+  const extra = path.join(chart, 'extra.yaml');
+  writeFileSync(
+    extra,
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n{{- if .Values.createProject }}\n  namespace: {{ .Release.Namespace | quote }}\n{{- end }}\n',
+  );
+  assert.equal(
+    await failed(dir),
+    [
+      'my-chart/templates/extra.yaml:5:1: error: Go template syntax, as Helm\'s templates are written ("{{- if .Values.createProject }}"), where chart templates are Handlebars',
+      '  expected: a Handlebars template',
+      '  hint: write {{Values.x}} for {{ .Values.x }}, {{quote x}} for x | quote, and {{#if Values.x}} … {{/if}} for {{- if … }} … {{- end }}: ' +
+        'a block tag alone on its line leaves no line behind, so it needs no trimming',
+      'nothing was written',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(
+    extra,
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\n{{#if Values.createProject}}\n  namespace: {{quote Release.namespace}}\n{{/if}}\n',
+  );
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {
   const { dir, chart } = await userChart();
   appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');

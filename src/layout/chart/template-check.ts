@@ -106,7 +106,30 @@ function expectation(expected: string[]): string {
 }
 
 /** A Handlebars parse error in words, at the place it names. */
+/** A tag of Go's text/template as Helm's charts write them: `{{- …`, `… -}}`, `{{ .Values`, `{{ end }}`, `| quote`. */
+const GO_TEMPLATE_TAG =
+  /\{\{-\s|\s-\}\}|\{\{-?\s*\.[A-Z]|\{\{-?\s*end\s*-?\}\}|\{\{[^}]*\|\s*(?:quote|default|toYaml|nindent|indent|required|b64enc|upper|lower|trim)\b/;
+
+/** A template that does not parse and has Go's template syntax in it: told as that, at its first such tag. */
+function goTemplateProblem(source: string): TemplateProblem | undefined {
+  const found = GO_TEMPLATE_TAG.exec(withoutComments(source));
+  if (!found) return undefined;
+  const start = source.lastIndexOf('{{', found.index + 3);
+  const end = source.indexOf('}}', start);
+  const tag = source.slice(start, end < 0 ? start + 40 : end + 2);
+  return {
+    ...lineColumnAt(source, start),
+    message: `Go template syntax, as Helm's templates are written (${JSON.stringify(tag.length > 60 ? `${tag.slice(0, 60)}…` : tag)}), where chart templates are Handlebars`,
+    expected: 'a Handlebars template',
+    hint:
+      'write {{Values.x}} for {{ .Values.x }}, {{quote x}} for x | quote, and {{#if Values.x}} … {{/if}} for {{- if … }} … {{- end }}: ' +
+      'a block tag alone on its line leaves no line behind, so it needs no trimming',
+  };
+}
+
 export function describeParseError(message: string, source: string): TemplateProblem {
+  const go = goTemplateProblem(source);
+  if (go) return go;
   const parse = /^Parse error on line (\d+):\n(.*)\n(-*)\^\nExpecting (.*), got '(\w+)'/.exec(message);
   if (!parse) {
     // Handlebars' own checks (a {{/name}} that closes another block) carry " - line:column".
