@@ -14,6 +14,7 @@ import { emitYamlDocument } from '../yaml/emit.js';
 import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } from './apply-safety.js';
 import { componentDirectory, KUSTOMIZATION_FILE, orderComponents } from './kustomize.js';
 import { isCustomResourceDefinition, objectFileName } from './names.js';
+import { isDns1123Label, isDns1123Subdomain } from '../core/names.js';
 import { GENERATED_COMMENT } from './provenance.js';
 import { isNamespaceObject } from './shared-namespaces.js';
 import { renderKustomization } from './templates.js';
@@ -456,6 +457,45 @@ function metadataValueProblems(documents: readonly ChartDocument[], input: Wirin
   return tellOnce(problems);
 }
 
+/** A name as the API server would take it, for a hint: lower-cased, other characters as `-`. */
+const asName = (name: string, dots: boolean) =>
+  name
+    .toLowerCase()
+    .replace(dots ? /[^a-z0-9.-]+/g : /[^a-z0-9-]+/g, '-')
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '');
+
+/**
+ * A wiring object's name that is no DNS-1123 subdomain, or a namespace that is no DNS-1123 label
+ * (apimachinery validation.go IsDNS1123Subdomain, IsDNS1123Label): the API server refuses the
+ * object when Argo CD or Flux applies it, after the push. Its file name, sanitised, hid it.
+ */
+function invalidNameProblems(documents: readonly ChartDocument[], input: WiringInput): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const { template, object, locate } of documents) {
+    const { name, namespace } = object.metadata;
+    const at = (field: string) => positionOf(locate?.(['metadata', field]) ?? { file: templateFile(input.chart, template) });
+    if (typeof name === 'string' && !isDns1123Subdomain(name))
+      problems.push({
+        ...at('name'),
+        object: describeObject(object),
+        path: 'metadata.name',
+        message: `${JSON.stringify(name)} is no name the API server takes`,
+        expected: 'a DNS-1123 subdomain: at most 253 characters',
+        hint: `write lowercase letters, digits, '-' and '.', a letter or digit first and last (${asName(name, true)})`,
+      });
+    if (typeof namespace === 'string' && !isDns1123Label(namespace))
+      problems.push({
+        ...at('namespace'),
+        object: describeObject(object),
+        path: 'metadata.namespace',
+        message: `${JSON.stringify(namespace)} is no namespace the API server takes`,
+        expected: 'a DNS-1123 label',
+        hint: `write lowercase letters, digits and '-', a letter or digit first and last, at most 63 (${asName(namespace, false)})`,
+      });
+  }
+  return tellOnce(problems);
+}
+
 /** Runs the chart and lays its objects out under `dir`, one per file, with a kustomization. */
 export function wiringFiles(input: WiringInput): Map<string, string> {
   const dir = input.directory;
@@ -473,8 +513,9 @@ export function wiringFiles(input: WiringInput): Map<string, string> {
     ...unwrittenPaths(documents, context, input),
     ...longFluxNames(documents, context, input),
     ...unknown.errors,
-    ...duplicateObjectProblems(documents, input),
+    ...invalidNameProblems(documents, input),
     ...metadataValueProblems(documents, input),
+    ...duplicateObjectProblems(documents, input),
   ])
     if (own(problem)) problems.add(problem);
   problems.throwIfAny();

@@ -338,6 +338,31 @@ test("a template written in Helm's Go template syntax ({{- if .Values.x }}, | qu
   assert.equal(result.code, 0, result.stderr);
 });
 
+test('an object name or namespace the API server refuses (capi-gitops_Root, not a DNS-1123 subdomain) is an error at the line that wrote it, not a file written with exit 0 (apimachinery pkg/util/validation/validation.go IsDNS1123Subdomain); the hint, followed, renders', async () => {
+  const { dir, chart } = await userChart();
+  const root = path.join(chart, 'root.yaml');
+  setLine(root, 7, '  name: {{Release.name}}_Root');
+  setLine(root, 8, '  namespace: Argo.CD');
+  assert.equal(
+    (await failed(dir))
+      .split('\n')
+      .filter((l) => !l.startsWith('  expected'))
+      .join('\n'),
+    [
+      'my-chart/templates/root.yaml:7:3: error: Application/Argo.CD/capi-gitops_Root: metadata.name: "capi-gitops_Root" is no name the API server takes',
+      "  hint: write lowercase letters, digits, '-' and '.', a letter or digit first and last (capi-gitops-root)",
+      'my-chart/templates/root.yaml:8:3: error: Application/Argo.CD/capi-gitops_Root: metadata.namespace: "Argo.CD" is no namespace the API server takes',
+      "  hint: write lowercase letters, digits and '-', a letter or digit first and last, at most 63 (argo-cd)",
+      '2 problems; nothing was written',
+      '',
+    ].join('\n'),
+  );
+  setLine(root, 7, '  name: {{Release.name}}-root');
+  setLine(root, 8, '  namespace: {{quote Release.namespace}}');
+  const result = await render(dir);
+  assert.equal(result.code, 0, result.stderr);
+});
+
 test('a rendered document that is no Kubernetes object is told at the line that wrote it, saying what it lacks', async () => {
   const { dir, chart } = await userChart();
   appendFileSync(path.join(chart, 'root.yaml'), '---\nfoo: {{Release.name}}\n---\n- a\n');
