@@ -181,11 +181,16 @@ function digestTagWarnings(
   const config = manifest.config;
   return components.flatMap((component) => {
     const p = prepared.find((x) => x.resolved.label === component.label);
-    const found = tagOverridesOnDigests(component.objects, component.label, p?.images.merged ?? config.images ?? {});
+    // the Config's tags land over a configSecret's (the operator's second pass), so the Config's are told first
+    const fromConfig = tagOverridesOnDigests(component.objects, component.label, config.images ?? {});
+    const told = new Set(fromConfig.map((f) => `${f.object}\0${f.image}`));
+    const fromSecret = p?.secret
+      ? tagOverridesOnDigests(component.objects, component.label, p.images.fromSecret).filter((f) => !told.has(`${f.object}\0${f.image}`))
+      : [];
     // an image a configSecret's override helped make is not quoted: that Secret's values stay out of logs
     const quoted = Object.keys(p?.images.fromSecret ?? {}).length === 0;
-    return found.map(({ object, image, key }) => {
-      const secret = p?.secret && p.images.fromSecret[key]?.tag ? p.secret : undefined;
+    const found = [...fromConfig.map((f) => ({ ...f, secret: undefined })), ...fromSecret.map((f) => ({ ...f, secret: p!.secret }))];
+    return found.map(({ object, image, key, secret }) => {
       const at = secret ? imagesKeyAt(secret) : (config.locate?.(['images', key, 'tag']) ?? config.position);
       return {
         ...at,

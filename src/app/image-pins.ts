@@ -25,7 +25,7 @@ import type {
 } from '../sources/oci/image-digests.js';
 import type { RenderedComponent } from '../render/types.js';
 import { containerImages, hasDigest, pinComponentImages, pinObjectImages } from '../render/pin-images.js';
-import { alterImage, mergeImageOverrides, overrideKeyFor } from '../render/images.js';
+import { alterImage, overrideKeyFor } from '../render/images.js';
 import { imageCopyCommands } from '../sources/oci/image-copy.js';
 import { buildLockfile } from '../resolve/lock/build.js';
 import { unknownLabelHint } from '../resolve/upgrade-plan.js';
@@ -93,20 +93,21 @@ function lockIdentityOf(component: Pick<RenderedComponent, 'label' | 'type' | 'n
 
 /** `core-components.yaml of cluster-api v1.12.0`: the artifact a component's images came from. */
 function artifactOf(resolution: Resolution, component: RenderedComponent): string {
+  return `${componentsOf(resolution, component)?.name ?? 'the components'} of ${component.label} ${component.version}`;
+}
+
+/** The components artifact a rendered component came from. */
+function componentsOf(resolution: Resolution, component: RenderedComponent): { name: string; text: string } | undefined {
   const identity = lockIdentityOf(component);
-  const file =
-    identity.kind === 'Operator'
-      ? resolution.operator?.components.name
-      : identity.kind === 'CertManager'
-        ? resolution.certManager?.components.name
-        : resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components.name;
-  return `${file ?? 'the components'} of ${component.label} ${component.version}`;
+  if (identity.kind === 'Operator') return resolution.operator?.components;
+  if (identity.kind === 'CertManager') return resolution.certManager?.components;
+  return resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components;
 }
 
 /**
  * Where the manifest chose an image: the configSecret's images key when one of its overrides applies
- * (they win over Config's), else the Config images key whose override applies to it, else the provider
- * object (the Config's certManager or operator key for theirs).
+ * (its first pass chose the image Config.images then rewrites), else the Config images key whose
+ * override applies to it, else the provider object (the Config's certManager or operator key for theirs).
  */
 function imageOrigin(
   input: PinImagesInput<{ objects: KObject[] }>,
@@ -144,20 +145,19 @@ function imageSource(input: PinImagesInput<{ objects: KObject[] }>, component: R
 function writtenImage(input: PinImagesInput<{ objects: KObject[] }>, component: RenderedComponent, image: string): { source?: string } {
   const { resolution } = input;
   const config = resolution.manifest.config.images ?? {};
-  const secret = input.secretImages?.get(component.label)?.overrides;
-  const overrides = secret && Object.keys(secret).length > 0 ? mergeImageOverrides(config, secret) : config;
-  if (overrideKeyFor(overrides, component.label, image) === undefined) return {};
-  const identity = lockIdentityOf(component);
-  const text =
-    identity.kind === 'Operator'
-      ? resolution.operator?.components.text
-      : identity.kind === 'CertManager'
-        ? resolution.certManager?.components.text
-        : resolution.providers.find((p) => sameIdentity({ kind: p.kind, name: p.name, namespace: p.namespace }, identity))?.components.text;
+  const secret = input.secretImages?.get(component.label)?.overrides ?? {};
+  if (overrideKeyFor(config, component.label, image) === undefined && overrideKeyFor(secret, component.label, image) === undefined)
+    return {};
+  // the operator's two passes: the configSecret's overrides, then Config.images over what they wrote
+  const altered = (candidate: string) => {
+    const first = alterImage(candidate, component.label, secret);
+    return 'image' in first ? alterImage(first.image, component.label, config) : first;
+  };
+  const text = componentsOf(resolution, component)?.text;
   const written = new Set([...(text ?? '').matchAll(/^\s*(?:- )?image:\s*["']?([^\s"'#]+)/gm)].map((m) => m[1]!));
   for (const candidate of [...written].sort(compareStrings)) {
-    const altered = alterImage(candidate, component.label, overrides);
-    if (candidate !== image && 'image' in altered && altered.image === image) return { source: candidate };
+    const result = altered(candidate);
+    if (candidate !== image && 'image' in result && result.image === image) return { source: candidate };
   }
   return {};
 }

@@ -9,7 +9,7 @@ import { findConfigSecret } from '../manifest/references.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
 import type { VariableLookup } from '../render/types.js';
-import { mergeImageOverrides, parseImagesValue } from '../render/images.js';
+import { parseImagesValue } from '../render/images.js';
 import { resolveAdditionalManifests } from '../render/additional-manifests.js';
 import type { GivenVariables } from '../render/variable-advice.js';
 import {
@@ -34,11 +34,8 @@ export interface PreparedProvider {
   resolved: ResolvedProvider;
   secret: SecretObject | undefined;
   lookup: VariableLookup;
-  /**
-   * Config.images with the configSecret's `images` over it (which key set a tag, for warnings), and
-   * the configSecret's alone (the render's first pass, Config.images then over its images).
-   */
-  images: { merged: Record<string, ImageMeta>; fromSecret: Record<string, ImageMeta> };
+  /** The configSecret's `images`: the render's first pass, Config.images then over the images it wrote. */
+  images: { fromSecret: Record<string, ImageMeta> };
 }
 
 function originOf(p: ProviderObject): Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'> {
@@ -96,14 +93,13 @@ function configSecretOf(
 }
 
 function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined): PreparedProvider['images'] {
-  const fromConfig = manifest.config.images ?? {};
-  if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { merged: fromConfig, fromSecret: {} };
+  if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { fromSecret: {} };
   const fromSecret = parseImagesValue(
     secret.data[IMAGES_KEY]!,
     `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`,
     secret.position,
   );
-  return { merged: mergeImageOverrides(fromConfig, fromSecret), fromSecret };
+  return { fromSecret };
 }
 
 /** Image overrides from a Secret that would be written to the output. */

@@ -316,22 +316,6 @@ export function unreadImageKeys(
 
 // ---- override sources -------------------------------------------------------------------
 
-/**
- * Config.images and the configSecret's `images` key both apply; for each key the Secret's fields
- * win over the Config's, field by field (a Secret entry with only `tag` keeps Config's repository).
- */
-export function mergeImageOverrides(
-  fromConfig: Record<string, ImageMeta> | undefined,
-  fromSecret: Record<string, ImageMeta> | undefined,
-): Record<string, ImageMeta> {
-  const config = fromConfig ?? {};
-  const secret = fromSecret ?? {};
-  const keys = [...new Set([...Object.keys(config), ...Object.keys(secret)])].sort(compareStrings);
-  const merged: Record<string, ImageMeta> = {};
-  for (const key of keys) setOwnValue(merged, key, unionImageMeta(unionImageMeta({}, own(config, key)), own(secret, key)));
-  return merged;
-}
-
 /** A problem at a path of the images value (never quoting it). */
 type ProblemAt = (path: string, message: string, expected: string) => Diagnostic;
 

@@ -12,7 +12,6 @@ import {
   applyImageOverrides,
   imageMetaFor,
   inspectImages,
-  mergeImageOverrides,
   parseImagesValue,
   unreadImageKeys,
 } from '../../src/render/images.js';
@@ -267,21 +266,6 @@ test('inspectImages lists cert-manager v1.13.0 images sorted and unique (cluster
 
 // ---- override sources ----------------------------------------------------------------------
 
-test('Config.images and the configSecret images both apply; the Secret wins field by field', () => {
-  const merged = mergeImageOverrides(
-    { all: { repository: 'config.example.com', tag: 'config-tag' }, 'cluster-api': { tag: 'c' } },
-    { all: { tag: 'secret-tag' }, 'bootstrap-kubeadm': { name: 'renamed' } },
-  );
-  assert.deepEqual(merged, {
-    all: { repository: 'config.example.com', tag: 'secret-tag' },
-    'bootstrap-kubeadm': { name: 'renamed' },
-    'cluster-api': { tag: 'c' },
-  });
-  assert.deepEqual(Object.keys(merged), ['all', 'bootstrap-kubeadm', 'cluster-api']);
-  assert.deepEqual(mergeImageOverrides(undefined, undefined), {});
-  assert.deepEqual(mergeImageOverrides({ all: { tag: 'keep' } }, { all: { tag: '' } }), { all: { tag: 'keep' } });
-});
-
 test("a configSecret's images apply first and Config.images over every image after them, as the operator's two passes: Config's repository wins over the Secret's component key, the Secret's tag stays (cluster-api-operator internal/controller/phase_fetch.go: NewComponents with the configSecret, then imageOverrides with the mounted clusterctl.yaml)", async () => {
   const url = localCoreRelease(CORE_MANAGER_DEPLOYMENT);
   const dir = writeTempManifest({
@@ -429,4 +413,30 @@ ${images}`,
     mirrored.warnings.filter((w) => w.path?.startsWith('images.')),
     [],
   );
+});
+
+test("a tag override on a digest that both Config.images and a configSecret set is told at the Config, whose tag the operator's second pass writes (phase_fetch.go imageOverrides)", async () => {
+  const digest = `sha256:${'a'.repeat(64)}`;
+  const url = localCoreRelease(CORE_MANAGER_DEPLOYMENT.replace('registry.example/capi:v0.1.0', `registry.example/capi:v0.1.0@${digest}`));
+  const dir = writeTempManifest({
+    'providers.yaml':
+      coreManifest(url, 'images:\n  cluster-api:\n    tag: v0.2.0\n').replace(
+        '  version: v0.1.0\n',
+        '  version: v0.1.0\n  configSecret: {name: capi-vars}\n',
+      ) +
+      '---\napiVersion: v1\nkind: Secret\nmetadata: {name: capi-vars, namespace: capi-system}\nstringData:\n  images: |\n    cluster-api:\n      tag: v0.3.0\n',
+  });
+  const warnings: Diagnostic[] = [];
+  const result = await renderManagementCluster({
+    manifestPaths: [dir],
+    secretsStrategy: 'inline',
+    allowSecretValues: true,
+    onWarning: (w) => warnings.push(w),
+  });
+  const manager = [...result.files.values()].find((t) => t.includes('kind: Deployment'))!;
+  assert.match(manager, new RegExp(`image: registry\\.example/capi:v0\\.2\\.0@${digest}`));
+  const told = warnings.filter((w) => w.path === 'images.cluster-api.tag');
+  assert.equal(told.length, 1, warnings.map((w) => w.message).join('\n'));
+  assert.equal(told[0]!.object, 'Config');
+  assert.equal(told[0]!.file, path.join(dir, 'providers.yaml'));
 });
