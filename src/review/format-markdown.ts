@@ -38,8 +38,15 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/[\r\n]/g, ' ');
 }
 
+/**
+ * Text from input as markdown text: no markup, no line break, and no `@mention` or `#123`
+ * reference, which GitHub links in a comment's text (decoding entities first) and not with a
+ * zero-width space after the `@` or `#`, as Renovate writes them (`@&#8203;`).
+ */
 function plain(text: string): string {
-  return text.replace(/[<>&`|*_[\]\r\n]/g, (c) => (c === '\r' || c === '\n' ? ' ' : `&#${c.charCodeAt(0)};`));
+  return text
+    .replace(/[<>&`|*_[\]\r\n]/g, (c) => (c === '\r' || c === '\n' ? ' ' : `&#${c.charCodeAt(0)};`))
+    .replace(/(?<!&)[@#]/g, '$&&#8203;');
 }
 
 /**

@@ -588,3 +588,21 @@ test('a CRD gone from the output is called out as removed and left in the cluste
   );
   assertValidJson(report);
 });
+
+test('markdown: a flag value with @mentions and #references cannot ping anyone or link an issue from the pull-request comment (the @&#8203; of Renovate pull-request bodies)', () => {
+  const before = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(before);
+  const manager = (after.spec as { template: { spec: { containers: { name: string; args: string[] }[] } } }).template.spec.containers.find(
+    (c) => c.name === 'manager',
+  )!;
+  manager.args = [...manager.args, '--note=ping @octocat and @org/team about #123 and owner/repo#7 `x` <b>|</b>'];
+  const markdown = formatMarkdown(review([before], [after]));
+  const line = markdown.split('\n').find((l) => l.includes('--note='));
+  assert.ok(line, markdown);
+  // GitHub links a mention or a reference in text (entities decoded), never with a zero-width space after @ or #
+  assert.doesNotMatch(line, /@[A-Za-z0-9]/, line);
+  assert.doesNotMatch(line, /(?<!&)#[0-9]/, line);
+  assert.match(line, /@&#8203;octocat/);
+  assert.match(line, /#&#8203;123/);
+  assert.doesNotMatch(line, /[`<>|]/, line);
+});
