@@ -23,6 +23,8 @@ export const GITHUB_COMMENT_LIMIT = 65_536;
 const LIMIT = GITHUB_COMMENT_LIMIT - 512;
 /** Field paths listed per changed object before "… and N more". */
 const PATHS_PER_OBJECT = 8;
+/** The heading and the summary table's rows stay within half the bound, the call-outs and details having the rest. */
+const TABLE_BUDGET = LIMIT / 2;
 
 export interface MarkdownOptions {
   /** The command that prints everything, for the note when details are cut. */
@@ -221,6 +223,24 @@ function componentSection({ c, where, each }: Shown): { open: string[]; body: st
   return { open: [`<details><summary>${summary}</summary>`, ''], body, close: ['', '</details>', ''] };
 }
 
+/**
+ * The summary table's component rows, while they fit in `budget` characters: a fleet's
+ * thousands of rows alone would pass the comment limit, leaving no room for the call-outs. The
+ * rows cut are one `… N more components` row (the total row stays).
+ */
+function tableRows(components: Shown[], budget: number): { rows: string[]; cut: number } {
+  const rows: string[] = [];
+  const more = (n: number) => `| … ${n} more component${n === 1 ? '' : 's'} | | | | |`;
+  let length = more(components.length).length + 1;
+  for (const [i, { c, where, each = 1 }] of components.entries()) {
+    const row = `| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added * each} | ${c.removed * each} | ${c.changed * each} |`;
+    if (length + row.length + 1 > budget) return { rows: [...rows, more(components.length - i)], cut: components.length - i };
+    rows.push(row);
+    length += row.length + 1;
+  }
+  return { rows, cut: 0 };
+}
+
 function findingLine(report: ReviewReport, group: ClusterGroup<Finding>): string {
   const f = group.first;
   const { where, message } = groupedFinding(report, group);
@@ -245,17 +265,14 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     return head.join('\n');
   }
   const components = shownComponents(report);
-  head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|');
-  for (const { c, where, each = 1 } of components)
-    head.push(
-      `| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added * each} | ${c.removed * each} | ${c.changed * each} |`,
-    );
+  const table = tableRows(components, TABLE_BUDGET - head.join('\n').length);
+  head.push('| Component | Version | Added | Removed | Changed |', '|---|---|--:|--:|--:|', ...table.rows);
   head.push(`| **total** | | ${s.added} | ${s.removed} | ${s.changed} |`, '');
 
   // Everything after the table is optional: added while it fits, leaving room for the note.
   const note = (what: string) =>
     `> **Cut to stay under GitHub's 65,536-character limit:** ${what} not shown. Run ${code(full)} to see everything.\n`;
-  const reserve = note('999999 call-outs and 999999 objects in 999 components').length + 1;
+  const reserve = note("999999 components' rows, 999999 call-outs and 999999 objects in 999999 components").length + 1;
   const out: string[] = [...head];
   let length = out.join('\n').length + 1;
   const fits = (lines: string[]) => length + lines.join('\n').length + 1 + reserve <= LIMIT;
@@ -301,9 +318,10 @@ export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = 
     push(section.close);
   }
   const cut = [
+    table.cut && `${table.cut} component${table.cut === 1 ? "'s row" : "s' rows"}`,
     cutFindings && `${cutFindings} call-out${cutFindings === 1 ? '' : 's'}`,
     cutObjects && `${cutObjects} object${cutObjects === 1 ? '' : 's'} in ${cutComponents} component${cutComponents === 1 ? '' : 's'}`,
   ].filter(Boolean);
-  if (cut.length > 0) out.push(note(cut.join(' and ')));
+  if (cut.length > 0) out.push(note(cut.join(', ').replace(/, ([^,]*)$/, ' and $1')));
   return out.join('\n');
 }

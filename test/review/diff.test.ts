@@ -606,3 +606,30 @@ test('markdown: a flag value with @mentions and #references cannot ping anyone o
   assert.match(line, /#&#8203;123/);
   assert.doesNotMatch(line, /[`<>|]/, line);
 });
+
+test('markdown: a summary table of thousands of components is cut too, so the comment stays under the 65,536-character limit GitHub refuses a longer one at', () => {
+  const configMap = (name: string, value: string): KObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'capi-system' },
+    data: { value },
+  });
+  const before = new Map<string, string>();
+  const after = new Map<string, string>();
+  for (let i = 0; i < 2000; i++) {
+    const file = `${String(i).padStart(4, '0')}-component-${i}/configmap-settings-${i}.yaml`;
+    before.set(file, emitYamlDocument(configMap(`settings-${i}`, 'a')));
+    after.set(file, emitYamlDocument(configMap(`settings-${i}`, 'b')));
+  }
+  const markdown = formatMarkdown(reviewChanges({ label: 'before', files: before }, { label: 'after', files: after }));
+  assert.ok(markdown.length < GITHUB_COMMENT_LIMIT, `${markdown.length} characters`);
+  assert.ok(markdown.includes('| **total** | | 0 | 0 | 2000 |'), 'the total row stays');
+  assert.match(markdown, /Cut to stay under GitHub's 65,536-character limit:\*\* \d+ components' rows/);
+  assert.match(markdown, /^\| … \d+ more components \| \| \| \| \|$/m);
+  // the table is whole markdown: every row has five cells
+  const table = markdown.split('\n').filter((l) => l.startsWith('|'));
+  assert.ok(
+    table.every((l) => l.replace(/\\\|/g, '').split('|').length === 7),
+    table.slice(-3).join('\n'),
+  );
+});
