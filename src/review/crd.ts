@@ -121,3 +121,33 @@ export function describeCrdChanges(c: CrdChanges): string {
   }
   return parts.join('; ');
 }
+
+function storageVersion(crd: KObject | undefined): string | undefined {
+  return [...versionsOf(crd)].find(([, v]) => v.storage)?.[0];
+}
+
+/**
+ * What a CRD that drops versions needs before it applies. The API server refuses a CRD whose
+ * `status.storedVersions` lists a version its `spec.versions` no longer has; clusterctl's upgrade
+ * stores every object at the storage version and rewrites that status first, and refuses outright
+ * when the current storage version itself is dropped (cluster-api
+ * cmd/clusterctl/client/cluster/crd_migration.go). Argo CD and Flux apply the CRD as it is.
+ */
+export function droppedVersionsText(name: string, before: KObject | undefined, after: KObject | undefined, removed: string[]): string {
+  if (!before || !after || removed.length === 0) return '';
+  const [was, now] = [storageVersion(before), storageVersion(after)];
+  if (was !== undefined && removed.includes(was))
+    return (
+      `; ${was}, its storage version until now, is removed: the API server refuses this CRD while its objects are stored at ${was}, ` +
+      `and clusterctl upgrade refuses it too: roll out a release that serves ${was} and stores ${now ?? 'another version'} first`
+    );
+  if (now === undefined) return '';
+  const listed = removed.join(', ');
+  const patch = `'{"status":{"storedVersions":["${now}"]}}'`;
+  return (
+    `; the API server refuses this CRD while its status.storedVersions lists ${listed} (an earlier storage version): ` +
+    `store every object at ${now} and drop ${listed} from it first, as clusterctl upgrade does ` +
+    `(kubectl get ${name} -A -o json | kubectl replace -f -, then kubectl patch customresourcedefinition ${name} ` +
+    `--subresource=status --type=merge -p ${patch})`
+  );
+}

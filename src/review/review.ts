@@ -8,7 +8,7 @@ import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
 import { contractFindings, contractLookup, contractSeries } from './contracts.js';
-import { compareCrds, crdChangeCount, describeCrdChanges, CRD_SCHEMA_PATH } from './crd.js';
+import { compareCrds, crdChangeCount, describeCrdChanges, droppedVersionsText, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths, changedScalars } from './field-paths.js';
 import { groupFindings } from './fleet-groups.js';
 import {
@@ -157,7 +157,7 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         type: 'crd',
         ...(after ? {} : { removed: true as const }),
         ...changes,
-        message: `${t.id.name}: ${after ? describeCrdChanges(changes) : crdRemovedText(t.id.name)}`,
+        message: `${t.id.name}: ${after ? describeCrdChanges(changes) + droppedVersionsText(t.id.name, before, after, changes.versionsRemoved) : crdRemovedText(t.id.name)}`,
       });
     }
   }

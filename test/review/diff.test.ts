@@ -633,3 +633,37 @@ test('markdown: a summary table of thousands of components is cut too, so the co
     table.slice(-3).join('\n'),
   );
 });
+
+test('a CRD version removed names what the API server needs first: status.storedVersions without it (cluster-api cmd/clusterctl/client/cluster/crd_migration.go migrates the objects; Argo CD and Flux do not)', () => {
+  const before = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+  const after = clone(before);
+  const spec = after.spec as { versions: { name: string }[] };
+  spec.versions = spec.versions.filter((v) => v.name !== 'v1alpha3');
+  const [f] = only(review([before], [after]), 'crd');
+  assert.deepEqual(f?.versionsRemoved, ['v1alpha3']);
+  assert.equal(f?.risk, 'warning');
+  assert.equal(
+    f?.message,
+    'machines.cluster.x-k8s.io: versions removed: v1alpha3; the API server refuses this CRD while its status.storedVersions lists v1alpha3 ' +
+      '(an earlier storage version): store every object at v1beta2 and drop v1alpha3 from it first, as clusterctl upgrade does ' +
+      '(kubectl get machines.cluster.x-k8s.io -A -o json | kubectl replace -f -, then kubectl patch customresourcedefinition machines.cluster.x-k8s.io ' +
+      '--subresource=status --type=merge -p \'{"status":{"storedVersions":["v1beta2"]}}\')',
+  );
+});
+
+test('a CRD losing its storage version in one step is told as what clusterctl refuses (crd_migration.go: the new CRD does not contain the storage version of the current CRD)', () => {
+  const before = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+  const spec = before.spec as { versions: { name: string; storage: boolean }[] };
+  // the v1.10 form: v1beta1 stored, no v1beta2 yet
+  spec.versions = spec.versions.filter((v) => v.name !== 'v1beta2').map((v) => ({ ...v, storage: v.name === 'v1beta1' }));
+  const after = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+  (after.spec as { versions: { name: string }[] }).versions = (after.spec as { versions: { name: string }[] }).versions.filter(
+    (v) => v.name !== 'v1beta1',
+  );
+  const [f] = only(review([before], [after]), 'crd');
+  assert.deepEqual(f?.versionsRemoved, ['v1beta1']);
+  assert.match(
+    f?.message ?? '',
+    /v1beta1, its storage version until now, is removed: the API server refuses this CRD while its objects are stored at v1beta1, and clusterctl upgrade refuses it too: roll out a release that serves v1beta1 and stores v1beta2 first$/,
+  );
+});
