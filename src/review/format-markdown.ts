@@ -180,13 +180,19 @@ function shownComponents(report: ReviewReport): Shown[] {
   const shown = new Map<string, Shown>();
   for (const c of report.components) {
     const at = where(report, c.directory);
-    const key = [c.name, at, versionText(c)].join('\0');
+    // a cluster new to the fleet: its version appears in its own directory, its objects in a base it shares, unchanged there
+    const key = [c.name, at, c.newVersion ?? versionText(c)].join('\0');
     const earlier = shown.get(key);
     if (!earlier) {
       shown.set(key, { c, where: at });
       continue;
     }
-    const merged: ComponentDiff = { ...earlier.c, kinds: earlier.c.kinds.map((k) => ({ ...k, objects: [...k.objects] })) };
+    const moved = earlier.c.oldVersion === earlier.c.newVersion ? c : earlier.c;
+    const merged: ComponentDiff = {
+      ...earlier.c,
+      oldVersion: moved.oldVersion,
+      kinds: earlier.c.kinds.map((k) => ({ ...k, objects: [...k.objects] })),
+    };
     for (const field of ['added', 'removed', 'changed'] as const) merged[field] += c[field];
     for (const k of c.kinds) {
       const same = merged.kinds.find((m) => m.group === k.group && m.kind === k.kind);
