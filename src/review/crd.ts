@@ -151,3 +151,19 @@ export function droppedVersionsText(name: string, before: KObject | undefined, a
     `--subresource=status --type=merge -p ${patch})`
   );
 }
+
+/**
+ * A CRD gone from the output stays in the cluster with its `spec.conversion`: when the Service of
+ * its conversion webhook goes with it (`serviceKept` false), the API server can no longer convert
+ * its objects.
+ */
+export function conversionGoneText(crd: KObject, serviceKept: (namespace: string, name: string) => boolean): string {
+  const { strategy, service } = conversionOf(crd);
+  if (strategy !== 'Webhook' || !service) return '';
+  const [namespace = '', name = ''] = service.split('/');
+  if (serviceKept(namespace, name)) return '';
+  return (
+    `; its conversion webhook, Service ${service}, is removed too: until the CRD is deleted, ` +
+    'its objects cannot be read at any version but the one they are stored at'
+  );
+}

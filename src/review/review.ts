@@ -8,7 +8,7 @@ import type { KObject } from '../core/kobject.js';
 import { parseSemantic, compareSemantic } from '../core/versions.js';
 import { MINOR_SKIP_MEANS, minorSkip } from '../resolve/upgrade-plan.js';
 import { contractFindings, contractLookup, contractSeries } from './contracts.js';
-import { compareCrds, crdChangeCount, describeCrdChanges, droppedVersionsText, CRD_SCHEMA_PATH } from './crd.js';
+import { compareCrds, conversionGoneText, crdChangeCount, describeCrdChanges, droppedVersionsText, CRD_SCHEMA_PATH } from './crd.js';
 import { changedPaths, changedScalars } from './field-paths.js';
 import { groupFindings } from './fleet-groups.js';
 import {
@@ -16,6 +16,7 @@ import {
   clusterOf,
   clusterOrder,
   describeId,
+  objectKey,
   readTreeObjects,
   type ComponentInfo,
   type FleetBases,
@@ -104,7 +105,13 @@ function versionFinding(
   return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
 }
 
-function objectFindings(pair: Pair, component: string, file: string): Finding[] {
+/** `sides`: both sides' objects, for what a removed object relied on that goes with it. */
+function objectFindings(
+  pair: Pair,
+  component: string,
+  file: string,
+  sides: [ReadonlyMap<string, TreeObject>, ReadonlyMap<string, TreeObject>],
+): Finding[] {
   const t = (pair.after ?? pair.before)!;
   const before: KObject | undefined = pair.before?.object;
   const after: KObject | undefined = pair.after?.object;
@@ -143,6 +150,11 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
   }
   if (isCrd(t)) {
     const changes = compareCrds(before, after);
+    const prefix = t.cluster ? `${t.cluster}\0` : '';
+    const serviceKept = (namespace: string, name: string) => {
+      const key = prefix + objectKey({ group: '', kind: 'Service', namespace, name });
+      return !sides[0].has(key) || sides[1].has(key);
+    };
     if (crdChangeCount(changes) > 0) {
       // a version no longer served breaks its clients as a removed one does (the API server stops serving it)
       const breaking =
@@ -157,7 +169,7 @@ function objectFindings(pair: Pair, component: string, file: string): Finding[] 
         type: 'crd',
         ...(after ? {} : { removed: true as const }),
         ...changes,
-        message: `${t.id.name}: ${after ? describeCrdChanges(changes) + droppedVersionsText(t.id.name, before, after, changes.versionsRemoved) : crdRemovedText(t.id.name)}`,
+        message: `${t.id.name}: ${after ? describeCrdChanges(changes) + droppedVersionsText(t.id.name, before, after, changes.versionsRemoved) : crdRemovedText(t.id.name) + conversionGoneText(before!, serviceKept)}`,
       });
     }
   }
@@ -443,7 +455,7 @@ export class ChangesReview {
       if (!group) diff.kinds.push((group = { group: t.id.group, kind: t.id.kind, objects: [] }));
       group.objects.push(entry);
       // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
-      const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file);
+      const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file, [a.objects, b.objects]);
       if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
       findings.push(...found);
     }

@@ -667,3 +667,17 @@ test('a CRD losing its storage version in one step is told as what clusterctl re
     /v1beta1, its storage version until now, is removed: the API server refuses this CRD while its objects are stored at v1beta1, and clusterctl upgrade refuses it too: roll out a release that serves v1beta1 and stores v1beta2 first$/,
   );
 });
+
+test('a CRD removed with the Service of its conversion webhook says its objects cannot be converted any more (cluster-api v1.12.0 core-components.yaml: spec.conversion.webhook.clientConfig.service)', () => {
+  const crd = corpusObject('CustomResourceDefinition', 'machines.cluster.x-k8s.io');
+  const service = corpusObject('Service', 'capi-webhook-service');
+  const deployment = corpusObject('Deployment', 'capi-controller-manager');
+  const [gone] = only(review([crd, service, deployment], [deployment]), 'crd');
+  assert.match(
+    gone?.message ?? '',
+    /; its conversion webhook, Service capi-system\/capi-webhook-service, is removed too: until the CRD is deleted, its objects cannot be read at any version but the one they are stored at$/,
+  );
+  // the Service still there: nothing more to say
+  const [kept] = only(review([crd, service, deployment], [service, deployment]), 'crd');
+  assert.doesNotMatch(kept?.message ?? '', /conversion webhook/);
+});
