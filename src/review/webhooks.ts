@@ -32,6 +32,32 @@ function ruleValues(rules: unknown): Map<string, Set<string>> {
   return out;
 }
 
+const strings = (v: unknown): string[] => [v].flat().filter((x): x is string => typeof x === 'string');
+
+/**
+ * What the rules match, one `CREATE group/version/resource` per combination: the values of each
+ * field alone can stay the same while rules merged into one match more, as RBAC's regrouping.
+ */
+function ruleCoverage(rules: unknown): Set<string> {
+  const out = new Set<string>();
+  for (const rule of Array.isArray(rules) ? rules : []) {
+    if (!isPlainObject(rule)) continue;
+    const scope = typeof rule.scope === 'string' && rule.scope !== '*' ? ` (scope ${rule.scope})` : '';
+    for (const op of strings(rule.operations))
+      for (const group of strings(rule.apiGroups))
+        for (const version of strings(rule.apiVersions))
+          for (const resource of strings(rule.resources)) out.add(`${op} ${group ? group + '/' : ''}${version}/${resource}${scope}`);
+  }
+  return out;
+}
+
+const COVERAGE_SHOWN = 6;
+
+function listed(items: string[]): string {
+  const shown = items.slice(0, COVERAGE_SHOWN).join(', ');
+  return items.length > COVERAGE_SHOWN ? `${shown}, … (${items.length} in all)` : shown;
+}
+
 function describeRules(before: unknown, after: unknown): string {
   const [a, b] = [ruleValues(before), ruleValues(after)];
   const parts: string[] = [];
@@ -40,6 +66,12 @@ function describeRules(before: unknown, after: unknown): string {
     const removed = [...a.get(field)!].filter((v) => !b.get(field)!.has(v)).sort(compareStrings);
     if (added.length || removed.length) parts.push(`${field} ${[...added.map((v) => '+' + v), ...removed.map((v) => '−' + v)].join(' ')}`);
   }
+  if (parts.length) return parts.join('; ');
+  const [was, now] = [ruleCoverage(before), ruleCoverage(after)];
+  const gained = [...now].filter((c) => !was.has(c)).sort(compareStrings);
+  const lost = [...was].filter((c) => !now.has(c)).sort(compareStrings);
+  if (gained.length) parts.push(`now also match ${listed(gained)}`);
+  if (lost.length) parts.push(`no longer match ${listed(lost)}`);
   return parts.length ? parts.join('; ') : 'regrouped (same operations, groups, versions and resources)';
 }
 

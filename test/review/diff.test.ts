@@ -681,3 +681,32 @@ test('a CRD removed with the Service of its conversion webhook says its objects 
   const [kept] = only(review([crd, service, deployment], [service, deployment]), 'crd');
   assert.doesNotMatch(kept?.message ?? '', /conversion webhook/);
 });
+
+test('webhook rules merged into one that covers more (operation × group × version × resource) are told as the coverage they gain, not as regrouped (corpus capi-validating-webhook-configuration)', () => {
+  const before = corpusObject('ValidatingWebhookConfiguration', 'capi-validating-webhook-configuration');
+  const webhook = (before.webhooks as { name: string; rules: unknown[] }[]).find((w) => w.name === 'validation.machine.cluster.x-k8s.io')!;
+  const rule = (operations: string[], resources: string[]) => ({
+    apiGroups: ['cluster.x-k8s.io'],
+    apiVersions: ['v1beta2'],
+    operations,
+    resources,
+  });
+  webhook.rules = [rule(['CREATE'], ['machines']), rule(['UPDATE'], ['machinesets'])];
+  const after = clone(before);
+  (after.webhooks as { name: string; rules: unknown[] }[]).find((w) => w.name === webhook.name)!.rules = [
+    rule(['CREATE', 'UPDATE'], ['machines', 'machinesets']),
+  ];
+  const [f] = only(review([before], [after]), 'webhook');
+  assert.equal(f?.change, 'rules');
+  assert.doesNotMatch(f?.message ?? '', /regrouped/);
+  assert.match(
+    f?.message ?? '',
+    /: rules now also match CREATE cluster\.x-k8s\.io\/v1beta2\/machinesets, UPDATE cluster\.x-k8s\.io\/v1beta2\/machines$/,
+  );
+  // the same coverage in other rules is still a regrouping
+  (after.webhooks as { name: string; rules: unknown[] }[]).find((w) => w.name === webhook.name)!.rules = [
+    rule(['UPDATE'], ['machinesets']),
+    rule(['CREATE'], ['machines']),
+  ];
+  assert.match(only(review([before], [after]), 'webhook')[0]?.message ?? '', /regrouped/);
+});
