@@ -239,7 +239,7 @@ function tableRows(components: Shown[], budget: number): { rows: string[]; cut: 
   const more = (n: number) => `| … ${n} more component${n === 1 ? '' : 's'} | | | | |`;
   let length = more(components.length).length + 1;
   for (const [i, { c, where, each = 1 }] of components.entries()) {
-    const row = `| ${cell(code(c.name) + where)} | ${cell(versionText(c))} | ${c.added * each} | ${c.removed * each} | ${c.changed * each} |`;
+    const row = `| ${cell(code(c.name)) + plain(where)} | ${plain(versionText(c))} | ${c.added * each} | ${c.removed * each} | ${c.changed * each} |`;
     if (length + row.length + 1 > budget) return { rows: [...rows, more(components.length - i)], cut: components.length - i };
     rows.push(row);
     length += row.length + 1;
