@@ -9,7 +9,7 @@ import path from 'node:path';
 import { displayPath, type Diagnostic } from '../core/diagnostics.js';
 import type { CheckReport } from './check.js';
 import { findingClusters } from './format-markdown.js';
-import type { ReviewReport } from './types.js';
+import type { Finding, ReviewReport } from './types.js';
 import { escapeData } from '../core/workflow-commands.js';
 
 export function escapeProperty(text: string): string {
@@ -29,21 +29,58 @@ function workspacePath(file: string): string {
   return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/');
 }
 
+/** GitHub shows 10 warning annotations a step and drops the rest silently (actions/toolkit docs/problem-matchers.md). */
+export const WARNINGS_PER_STEP = 10;
+
+/** What a reviewer must not miss first: a version or contract move, a lost guard, another cluster, then the rest. */
+const ANNOTATION_ORDER: readonly Finding['type'][] = [
+  'version',
+  'contract',
+  'deletion',
+  'destination',
+  'cluster-leaves',
+  'image-content',
+  'crd',
+  'rbac',
+];
+
+function annotationRank(f: Finding): number {
+  const i = ANNOTATION_ORDER.indexOf(f.type);
+  return i < 0 ? ANNOTATION_ORDER.length : i;
+}
+
 /**
  * `::warning` for each risky finding, pointing at the object's file in `outputDir`. In a fleet it
  * names the clusters, as the call-outs do: a base's file says nothing of who gets the change.
+ * Beyond what GitHub shows, the most telling come first and the last says how many more there are.
  */
 export function reviewAnnotations(report: ReviewReport, outputDir: string | undefined): string[] {
-  return report.findings
-    .filter((f) => f.risk === 'warning')
-    .map((f) => {
-      const clusters = findingClusters(report, f);
-      return command(
+  const warnings = report.findings.filter((f) => f.risk === 'warning');
+  const ordered = warnings.length > WARNINGS_PER_STEP ? [...warnings].sort((a, b) => annotationRank(a) - annotationRank(b)) : warnings;
+  const shown = ordered.length > WARNINGS_PER_STEP ? ordered.slice(0, WARNINGS_PER_STEP - 1) : ordered;
+  const lines = shown.map((f) => {
+    const clusters = findingClusters(report, f);
+    return command(
+      'warning',
+      { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` },
+      clusters ? `${clusters}: ${f.message}` : f.message,
+    );
+  });
+  const rest = ordered.slice(shown.length);
+  if (rest.length > 0) {
+    const types = new Map<string, number>();
+    for (const f of rest) types.set(f.type, (types.get(f.type) ?? 0) + 1);
+    const counts = [...types].map(([type, n]) => `${n} ${type}`).join(', ');
+    lines.push(
+      command(
         'warning',
-        { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` },
-        clusters ? `${clusters}: ${f.message}` : f.message,
-      );
-    });
+        { title: `capi-gitops: ${rest.length} more` },
+        `${rest.length} more risky changes not annotated (GitHub shows ${WARNINGS_PER_STEP} warning annotations a step): ${counts}; ` +
+          "the step summary and the diff's output list every one",
+      ),
+    );
+  }
+  return lines;
 }
 
 /** `::error` for each file `check` found out of date. */
