@@ -29,7 +29,7 @@ function workspacePath(file: string): string {
   return path.relative(process.cwd(), path.resolve(file)).split(path.sep).join('/');
 }
 
-/** GitHub shows 10 warning annotations a step and drops the rest silently (actions/toolkit docs/problem-matchers.md). */
+/** GitHub shows 10 warning (and 10 error) annotations a step and drops the rest silently (actions/toolkit docs/problem-matchers.md). */
 export const WARNINGS_PER_STEP = 10;
 
 /** What a reviewer must not miss first: a version or contract move, a lost guard, another cluster, then the rest. */
@@ -83,15 +83,37 @@ export function reviewAnnotations(report: ReviewReport, outputDir: string | unde
   return lines;
 }
 
-/** `::error` for each file `check` found out of date. */
+/** What render cannot fix alone (a hand edit, a file to remove by hand) is annotated first. */
+function checkRank(p: CheckReport['problems'][number]): number {
+  return p.removeByHand || p.status === 'edited' ? 0 : 1;
+}
+
+/** `::error` for each file `check` found out of date; beyond what GitHub shows, the last says how many more. */
 export function checkAnnotations(report: CheckReport): string[] {
-  return report.problems.map((p) =>
+  const problems =
+    report.problems.length > WARNINGS_PER_STEP ? [...report.problems].sort((a, b) => checkRank(a) - checkRank(b)) : report.problems;
+  const shown = problems.length > WARNINGS_PER_STEP ? problems.slice(0, WARNINGS_PER_STEP - 1) : problems;
+  const lines = shown.map((p) =>
     command(
       'error',
       { file: workspacePath(path.join(report.directory, p.path)), title: `capi-gitops check: ${p.status}` },
       `${p.path}: ${p.reason}`,
     ),
   );
+  const rest = problems.slice(shown.length);
+  if (rest.length > 0) {
+    const statuses = new Map<string, number>();
+    for (const p of rest) statuses.set(p.status, (statuses.get(p.status) ?? 0) + 1);
+    const counts = [...statuses].map(([status, n]) => `${n} ${status}`).join(', ');
+    lines.push(
+      command(
+        'error',
+        { title: `capi-gitops check: ${rest.length} more` },
+        `${rest.length} more files out of date not annotated (GitHub shows ${WARNINGS_PER_STEP} error annotations a step): ${counts}; the log above lists every one`,
+      ),
+    );
+  }
+  return lines;
 }
 
 /** `::error file=…,line=…,col=…::` for each validation problem. */

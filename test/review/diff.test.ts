@@ -11,10 +11,11 @@ import { emitYamlDocument } from '../../src/yaml/emit.js';
 import { clone, type KObject } from '../../src/core/kobject.js';
 import { reviewChanges } from '../../src/review/review.js';
 import type { CapiGitopsError } from '../../src/core/diagnostics.js';
+import type { CheckedFile } from '../../src/review/check.js';
 import { changedPaths } from '../../src/review/field-paths.js';
 import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
 import { formatText } from '../../src/review/format-text.js';
-import { escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
+import { checkAnnotations, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
 import { escapeData } from '../../src/core/workflow-commands.js';
 import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
 import { CORPUS_REPOSITORY, PROJECT_ROOT } from '../helpers/paths.js';
@@ -747,5 +748,21 @@ test('annotations: beyond the 10 warnings GitHub shows a step, the most telling 
     lines[9],
     `::warning title=capi-gitops%3A ${warnings.length - 9} more::${warnings.length - 9} more risky changes not annotated ` +
       `(GitHub shows 10 warning annotations a step): ${warnings.length - 9} crd; the step summary and the diff's output list every one`,
+  );
+});
+
+test('check annotations: beyond the 10 errors GitHub shows a step, a file edited by hand comes first and the last one says how many more are out of date (actions/toolkit docs/problem-matchers.md)', () => {
+  const problems: CheckedFile[] = Array.from({ length: 14 }, (_, i) => ({
+    path: `01-cluster-api/file-${String(i).padStart(2, '0')}.yaml`,
+    status: 'changed',
+    reason: 'differs from what the manifest renders; render would rewrite it',
+  }));
+  problems.push({ path: 'zz/hand.yaml', status: 'edited', reason: 'edited by hand since the last render' });
+  const lines = checkAnnotations({ directory: path.resolve('out'), unchanged: 0, problems });
+  assert.equal(lines.length, 10);
+  assert.match(lines[0]!, /title=capi-gitops check%3A edited::zz\/hand\.yaml/);
+  assert.equal(
+    lines[9],
+    '::error title=capi-gitops check%3A 6 more::6 more files out of date not annotated (GitHub shows 10 error annotations a step): 6 changed; the log above lists every one',
   );
 });
