@@ -40,7 +40,11 @@ export function withValuesHidden(f: Finding, file: string): Finding {
         ...f,
         from: f.from === null ? null : HIDDEN,
         to: f.to === null ? null : HIDDEN,
-        message: `${f.object} container ${f.container}: image changed (${why})`,
+        // a workload added or removed says so: `changed` would read as another image
+        message:
+          f.from === null || f.to === null
+            ? `${f.object} container ${f.container}: image ${f.from === null ? '(none)' : HIDDEN} → ${f.to === null ? '(none)' : HIDDEN} (${why})`
+            : `${f.object} container ${f.container}: image changed (${why})`,
       };
     case 'image-content':
       return {

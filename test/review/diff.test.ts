@@ -15,6 +15,7 @@ import type { CheckedFile } from '../../src/review/check.js';
 import { changedPaths } from '../../src/review/field-paths.js';
 import { formatMarkdown, GITHUB_COMMENT_LIMIT } from '../../src/review/format-markdown.js';
 import { formatText } from '../../src/review/format-text.js';
+import { withValuesHidden } from '../../src/review/secret-files.js';
 import { checkAnnotations, escapeProperty, reviewAnnotations, diagnosticAnnotations } from '../../src/review/github-actions.js';
 import { escapeData } from '../../src/core/workflow-commands.js';
 import type { CrdFinding, Finding, RbacFinding, ReviewReport } from '../../src/review/types.js';
@@ -765,4 +766,24 @@ test('check annotations: beyond the 10 errors GitHub shows a step, a file edited
     lines[9],
     '::error title=capi-gitops check%3A 6 more::6 more files out of date not annotated (GitHub shows 10 error annotations a step): 6 changed; the log above lists every one',
   );
+});
+
+test('a workload removed from a file of secret values says its image is gone, not "changed" (values hidden, as kubectl diff masks a Secret)', () => {
+  const image: Finding = {
+    risk: 'info',
+    type: 'image',
+    component: '01-cluster-api',
+    file: '01-cluster-api/deployment-tokenuser.yaml',
+    object: 'Deployment/capi-system/tokenuser',
+    container: 'c',
+    from: 'example.com/img:s3cr3t',
+    to: null,
+    message: 'Deployment/capi-system/tokenuser container c: image example.com/img:s3cr3t → (none)',
+  };
+  const hidden = withValuesHidden(image, '01-cluster-api/deployment-tokenuser.yaml');
+  assert.equal(
+    hidden.message,
+    'Deployment/capi-system/tokenuser container c: image (hidden) → (none) (values hidden: 01-cluster-api/deployment-tokenuser.yaml holds secret values)',
+  );
+  assert.doesNotMatch(JSON.stringify(hidden), /s3cr3t/);
 });
