@@ -247,10 +247,19 @@ function tableRows(components: Shown[], budget: number): { rows: string[]; cut: 
   return { rows, cut: 0 };
 }
 
+/** A call-out's message, in characters before escaping: a flag's value can be any length. */
+const CALLOUT_CHARACTERS = 2_000;
+
+/** A call-out as one list item; a message longer than CALLOUT_CHARACTERS is shortened before it is escaped, so no entity is cut. */
 function findingLine(report: ReviewReport, group: ClusterGroup<Finding>): string {
   const f = group.first;
   const { where, message } = groupedFinding(report, group);
-  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(where)} ${plain(message)}`;
+  const chars = [...message];
+  const text =
+    chars.length > CALLOUT_CHARACTERS
+      ? `${plain(chars.slice(0, CALLOUT_CHARACTERS).join(''))} … (${chars.length - CALLOUT_CHARACTERS} more characters; the full command prints them)`
+      : plain(message);
+  return `- ${f.risk === 'warning' ? '⚠️ ' : ''}**${f.type}**${plain(where)} ${text}`;
 }
 
 export function formatMarkdown(report: ReviewReport, options: MarkdownOptions = {}): string {

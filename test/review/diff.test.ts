@@ -787,3 +787,27 @@ test('a workload removed from a file of secret values says its image is gone, no
   );
   assert.doesNotMatch(JSON.stringify(hidden), /s3cr3t/);
 });
+
+test('markdown: one call-out with a huge flag value is shortened, not cut with every call-out after it (GitHub comment limit)', () => {
+  const deployment = corpusObject('Deployment', 'capi-controller-manager');
+  const after = clone(deployment);
+  const manager = (after.spec as { template: { spec: { containers: { name: string; args: string[] }[] } } }).template.spec.containers.find(
+    (c) => c.name === 'manager',
+  )!;
+  manager.args = [...manager.args, `--huge=${'`<'.repeat(40_000)}`];
+  const role = corpusObject('ClusterRole', 'capi-manager-role');
+  const wider = clone(role);
+  (wider.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).push({
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['delete'],
+  });
+  const markdown = formatMarkdown(review([deployment, role], [after, wider]));
+  assert.ok(markdown.length < GITHUB_COMMENT_LIMIT, `${markdown.length} characters`);
+  const flags = markdown.split('\n').find((l) => l.startsWith('- **flags**'));
+  assert.ok(flags, 'the flags call-out is there');
+  // 2,000 characters, each escaped as an entity at most
+  assert.ok(flags.length < 13_000, `${flags.length} characters`);
+  assert.match(flags, /&#96;&#60; … \(\d+ more characters; the full command prints them\)$/);
+  assert.match(markdown, /⚠️ \*\*rbac\*\* ClusterRole\/capi-manager-role: RBAC widened: delete pods/);
+});
