@@ -44,6 +44,9 @@ function versionsOf(crd: KObject | undefined): Map<string, CrdVersion> {
 
 type CrdChanges = Pick<CrdFinding, 'versionsAdded' | 'versionsRemoved' | 'served' | 'storage' | 'schema' | 'conversion'>;
 
+/** The Service a conversion webhook moved from, for the message (the finding keeps the new one). */
+const movedFrom = new WeakMap<CrdChanges, string>();
+
 const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 
 /**
@@ -73,7 +76,10 @@ export function compareCrds(before: KObject | undefined, after: KObject | undefi
   // a CRD that starts to convert through a webhook is unreadable at its other versions until that webhook and its CA are ready
   if (before && after) {
     const [from, to] = [conversionOf(before), conversionOf(after)];
-    if (from.strategy !== to.strategy)
+    // a webhook that moves to another Service (a provider moved to another namespace) is as unready as a new one
+    const moved = from.strategy === 'Webhook' && to.strategy === 'Webhook' && from.service !== to.service;
+    if (moved) movedFrom.set(changes, from.service ?? '');
+    if (from.strategy !== to.strategy || moved)
       changes.conversion = {
         from: from.strategy,
         to: to.strategy,
@@ -117,7 +123,12 @@ export function describeCrdChanges(c: CrdChanges): string {
   if (c.conversion) {
     const to = [c.conversion.service && `service ${c.conversion.service}`, c.conversion.caFrom && `CA from ${c.conversion.caFrom}`];
     const via = to.filter(Boolean).join(', ');
-    parts.push(`conversion ${c.conversion.from} → ${c.conversion.to}${via ? ` (${via})` : ''}`);
+    const from = movedFrom.get(c);
+    if (from !== undefined && c.conversion.service)
+      parts.push(
+        `conversion webhook moves from service ${from} to ${c.conversion.service}${c.conversion.caFrom ? ` (CA from ${c.conversion.caFrom})` : ''}`,
+      );
+    else parts.push(`conversion ${c.conversion.from} → ${c.conversion.to}${via ? ` (${via})` : ''}`);
   }
   return parts.join('; ');
 }

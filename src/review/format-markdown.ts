@@ -138,7 +138,7 @@ function riskName(f: Finding): string {
       f.served.some((v) => v.from && !v.to) && 'CRD version no longer served',
       f.storage.length && 'storage version flipped',
       f.schema.some((s) => s.propertiesRemoved.length) && 'CRD schema properties removed',
-      f.conversion?.to === 'Webhook' && 'conversion webhook needed',
+      f.conversion?.to === 'Webhook' && (f.conversion.from === 'Webhook' ? 'conversion webhook moved' : 'conversion webhook needed'),
     ].filter(Boolean);
     return kinds.join(' / ') || 'CRD change';
   }

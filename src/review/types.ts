@@ -195,8 +195,9 @@ export interface CrdFinding extends FindingBase {
   storage: { version: string; from: boolean; to: boolean }[];
   schema: CrdSchemaSummary[];
   /**
-   * `spec.conversion.strategy` changed (None when absent); when it becomes Webhook, the Service
-   * (`namespace/name`) that converts and the cert-manager.io/inject-ca-from of its CA.
+   * `spec.conversion.strategy` changed (None when absent), or a Webhook moved to another Service
+   * (from and to both Webhook); when it becomes or stays Webhook, the Service (`namespace/name`)
+   * that converts and the cert-manager.io/inject-ca-from of its CA.
    */
   conversion?: { from: string; to: string; service?: string; caFrom?: string };
 }

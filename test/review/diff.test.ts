@@ -811,3 +811,27 @@ test('markdown: one call-out with a huge flag value is shortened, not cut with e
   assert.match(flags, /&#96;&#60; … \(\d+ more characters; the full command prints them\)$/);
   assert.match(markdown, /⚠️ \*\*rbac\*\* ClusterRole\/capi-manager-role: RBAC widened: delete pods/);
 });
+
+test('a CRD whose conversion webhook moves to another Service (a provider moved to another namespace) is a warning, as a webhook newly needed is (corpus clusters.cluster.x-k8s.io spec.conversion.webhook.clientConfig.service)', () => {
+  const before = corpusObject('CustomResourceDefinition', 'clusters.cluster.x-k8s.io');
+  const after = clone(before);
+  const service = (after.spec as { conversion: { webhook: { clientConfig: { service: { namespace: string } } } } }).conversion.webhook
+    .clientConfig.service;
+  service.namespace = 'capi-core';
+  after.metadata.annotations = { ...after.metadata.annotations, 'cert-manager.io/inject-ca-from': 'capi-core/capi-serving-cert' };
+  const report = review([before], [after]);
+  const [f] = only(report, 'crd');
+  assert.equal(f?.risk, 'warning');
+  assert.deepEqual(f?.conversion, {
+    from: 'Webhook',
+    to: 'Webhook',
+    service: 'capi-core/capi-webhook-service',
+    caFrom: 'capi-core/capi-serving-cert',
+  });
+  assert.equal(
+    f?.message,
+    'clusters.cluster.x-k8s.io: conversion webhook moves from service capi-system/capi-webhook-service to capi-core/capi-webhook-service (CA from capi-core/capi-serving-cert)',
+  );
+  assert.match(formatMarkdown(report), /1 risky change: 1 conversion webhook moved/);
+  assertValidJson(report);
+});
