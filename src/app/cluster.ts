@@ -502,7 +502,7 @@ function valuesOnlyInlineTakes(
   if (!inline && drawn.length + urls.length > 0)
     inTree(() =>
       throwProblems([
-        ...drawn.map((d) => chartSecretProblem(d, secretAt(d))),
+        ...drawn.map((d) => chartSecretProblem(d, secretAt(d), chartSecretLeaks(files, [d], new Set([d.file])).length > 0)),
         ...urls.map((u) => urlCredentialProblem(u, true, wiring?.valueGiving?.(u.url))),
       ]),
     );

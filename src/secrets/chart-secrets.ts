@@ -12,6 +12,41 @@ import { scanOutput, secretNeedles, type SecretNeedles } from './gate.js';
 
 const SECRET_DOCUMENT = /^kind:\s*["']?Secret["']?\s*$/m;
 
+/**
+ * Argo CD's repository Secrets (label `argocd.argoproj.io/secret-type`; argo-cd docs
+ * operator-manual/declarative-setup, user-guide/private-repositories): beside the credentials
+ * they hold the repository's address and settings, which the Applications name too (`url` is
+ * their `repoURL`). Those keys are no credential; one whose value carries a URL's user part is.
+ */
+const ARGOCD_REPOSITORY_SECRET_TYPES = new Set(['repository', 'repo-creds', 'repository-write', 'repo-write-creds']);
+const ARGOCD_REPOSITORY_SETTINGS = new Set([
+  'url',
+  'type',
+  'name',
+  'project',
+  'insecure',
+  'enableLfs',
+  'enableOCI',
+  'forceHttpBasicAuth',
+  'proxy',
+  'noProxy',
+  'githubAppID',
+  'githubAppInstallationID',
+  'githubAppEnterpriseBaseUrl',
+]);
+const URL_USER_PART = /:\/\/[^\s/@]*@/;
+
+function argocdRepositorySetting(metadata: Record<string, unknown>, key: string, value: unknown): boolean {
+  const labels = isPlainObject(metadata.labels) ? metadata.labels : {};
+  const type = labels['argocd.argoproj.io/secret-type'];
+  return (
+    typeof type === 'string' &&
+    ARGOCD_REPOSITORY_SECRET_TYPES.has(type) &&
+    ARGOCD_REPOSITORY_SETTINGS.has(key) &&
+    !URL_USER_PART.test(String(value))
+  );
+}
+
 export interface DrawnSecret {
   file: string;
   object: string;
@@ -28,25 +63,30 @@ export function chartDrawnSecrets(files: ReadonlyMap<string, string>, componentD
     for (const doc of YAML.parseAllDocuments(text)) {
       const obj: unknown = doc.toJS();
       if (!isPlainObject(obj) || obj.apiVersion !== 'v1' || obj.kind !== 'Secret') continue;
-      const sections = ['data', 'stringData'].filter((s) => isPlainObject(obj[s]) && Object.keys(obj[s]).length > 0);
-      if (sections.length === 0) continue;
       const metadata = isPlainObject(obj.metadata) ? obj.metadata : {};
       const name = [metadata.namespace, metadata.name].filter((p) => typeof p === 'string').join('/');
       const values = new Map<string, string[]>();
-      for (const section of sections)
-        for (const [key, value] of Object.entries(obj[section] as Record<string, unknown>)) {
+      const sections = new Set<string>();
+      for (const section of ['data', 'stringData']) {
+        if (!isPlainObject(obj[section])) continue;
+        for (const [key, value] of Object.entries(obj[section])) {
+          const decoded = section === 'data' && typeof value === 'string' ? decodeBase64(value)?.toString('utf8') : undefined;
+          if (argocdRepositorySetting(metadata, key, decoded ?? value)) continue;
+          sections.add(section);
           if (typeof value !== 'string') continue;
-          const decoded = section === 'data' ? decodeBase64(value)?.toString('utf8') : undefined;
           values.set(`Secret/${name} ${section}.${key}`, decoded === undefined ? [value] : [value, decoded]);
         }
-      found.push({ file, object: `Secret/${name}`, sections, values });
+      }
+      if (sections.size === 0) continue;
+      found.push({ file, object: `Secret/${name}`, sections: [...sections], values });
     }
   }
   return found;
 }
 
 /** `at`: the chart line that writes the Secret's data, else the output file it would be written to (which nothing wrote) is named. */
-export function chartSecretProblem(drawn: DrawnSecret, at?: Pick<Diagnostic, 'file' | 'line' | 'column'>): Diagnostic {
+/** `elsewhere`: a value is in another output file too (the README's regenerate command records `--set`), which inline would refuse next. */
+export function chartSecretProblem(drawn: DrawnSecret, at?: Pick<Diagnostic, 'file' | 'line' | 'column'>, elsewhere = false): Diagnostic {
   return {
     ...(at ?? { file: drawn.file }),
     object: drawn.object,
@@ -55,7 +95,11 @@ export function chartSecretProblem(drawn: DrawnSecret, at?: Pick<Diagnostic, 'fi
       `the wiring chart writes values into this Secret${at ? ` (${drawn.file})` : ''}; a value in a Secret's data is secret wherever it is given ` +
       '(chart values: Config.gitops.values, --values, --set)',
     expected: "no Secret values in the wiring (Config.secrets.strategy places only the components' secrets)",
-    hint: 'have the chart draw an ExternalSecret, or a Secret the cluster fills, instead; or pass --secrets inline --allow-secret-values to accept the values in Git',
+    hint:
+      'have the chart draw an ExternalSecret, or a Secret the cluster fills, instead; or pass --secrets inline --allow-secret-values to accept the values in Git' +
+      (elsewhere
+        ? ', giving them with --values <file kept outside Git> rather than --set or --set-string (the README records the command)'
+        : ''),
   };
 }
 

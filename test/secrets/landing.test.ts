@@ -519,3 +519,68 @@ secrets: {strategy: refuse}
   assert.match(field.hint!, /not CAPIProvider\/capa-system\/aws spec\.variables/);
   assert.doesNotMatch(field.hint!, /Config\.variables/);
 });
+
+test("an Argo CD repository Secret the wiring chart draws with url and password (argo-cd docs operator-manual/declarative-setup): the refusal's hint, followed literally, renders; url is no credential there", async () => {
+  const { dir } = landingManifest(
+    '--env-secret',
+    `output: {layout: argocd}\ngitops: {chart: ./chart, path: clusters/mgmt}\n${secretsConfig('external-secrets')}`,
+  );
+  const chart = path.join(dir, 'chart');
+  const builtIn = path.join(PROJECT_ROOT, 'charts', 'argocd');
+  cpSync(builtIn, chart, { recursive: true });
+  rmSync(path.join(chart, 'values.schema.json'));
+  writeFileSync(path.join(chart, 'values.yaml'), `${readFileSync(path.join(builtIn, 'values.yaml'), 'utf8')}\nrepoPassword: null\n`);
+  writeFileSync(
+    path.join(chart, 'templates', 'repository.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: {{Release.namespace}}\n  labels:\n    argocd.argoproj.io/secret-type: repository\n' +
+      'stringData:\n  type: git\n  url: {{quote Values.repoURL}}\n  password: {{quote Values.repoPassword}}\n',
+  );
+  const token = SUITE_SECRETS.landingSecretKey;
+  const values = path.join(tempDir('capi-gitops-landing-values-'), 'values.yaml');
+  writeFileSync(values, `repoPassword: ${token}\n`);
+  const repoURL = 'https://git.example.com/platform/management.git';
+  process.env[VARIABLE] = B64;
+  try {
+    const base = {
+      manifestPaths: [dir],
+      command: `capi-gitops render --set repoURL=${repoURL} --values ${values}`,
+      envSecrets: [VARIABLE],
+      set: [{ expression: `repoURL=${repoURL}`, forceString: false }],
+      valuesFiles: [values],
+    };
+    const refused = await render(base, path.join(tempDir(), 'out')).then(
+      () => assert.fail('rendered'),
+      (err: CapiGitopsError) => err,
+    );
+    const problem = refused.diagnostics.find((d) => d.object === 'Secret/argocd/repo');
+    assert.ok(problem, refused.message);
+    assert.equal(problem.path, 'stringData');
+    assert.match(problem.hint!, /--secrets inline --allow-secret-values/);
+    assert.doesNotMatch(problem.hint!, /--values/, 'no value is on the command line');
+    // given with --set, the README's command would hold it: the hint says to give it with --values (as above)
+    const onCommandLine = await render(
+      {
+        ...base,
+        command: `capi-gitops render --set repoURL=${repoURL} --set repoPassword=${token}`,
+        set: [...base.set, { expression: `repoPassword=${token}`, forceString: false }],
+        valuesFiles: [],
+      },
+      path.join(tempDir(), 'out'),
+    ).then(
+      () => assert.fail('rendered'),
+      (err: CapiGitopsError) => err,
+    );
+    const told = onCommandLine.diagnostics.find((d) => d.object === 'Secret/argocd/repo');
+    assert.match(
+      told?.hint ?? '',
+      /--secrets inline --allow-secret-values to accept the values in Git, giving them with --values <file kept outside Git> rather than --set/,
+    );
+    assert.ok(!onCommandLine.message.includes(token));
+    const out = path.join(tempDir('capi-gitops-landing-'), 'out');
+    await render({ ...base, secretsStrategy: 'inline', allowSecretValues: true, outputDir: out }, out);
+    assert.match(readFileSync(path.join(out, 'argocd', 'application-capi-gitops.yaml'), 'utf8'), /repoURL: https:\/\/git\.example\.com/);
+    assertNoSecret([token, ...SECRETS], { dirs: [out], allowedFiles: inlineSecretFiles(out) });
+  } finally {
+    delete process.env[VARIABLE];
+  }
+});
