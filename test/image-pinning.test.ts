@@ -1337,3 +1337,30 @@ test('--frozen after an images override changed: the image the lockfile lacks is
   assert.match(problem!.message, /the lockfile has no digest for image 127\.0\.0\.1:\d+\/moved-mirror\//);
   assert.deepEqual([path.basename(problem!.file ?? ''), problem!.line, problem!.column], ['providers.yaml', keyLine, 3]);
 });
+
+test(
+  "the CLI: a fleet's moved-tag hint names the render to run with the run's -f and -o, as typed, and no --frozen",
+  { skip },
+  async () => {
+    for (const mirror of ['cli-a', 'cli-b']) {
+      await pushImage(registry.url, `${mirror}/cluster-api-controller`, 'v1.0.0', { content: mirror });
+      await pushImage(registry.url, `${mirror}/capi-init`, 'v1.0.0', { content: mirror });
+    }
+    const overlay = (name: string, mirror: string) => `- name: ${name}\n  images:\n    all:\n      repository: ${front.host}/${mirror}\n`;
+    const dir = manifestDir(`pinImages: true\nclusters:\n${overlay('eu-1', 'cli-a')}${overlay('us-1', 'cli-b')}`);
+    const out = path.join(tempDir(), 'out');
+    const env = isolatedCliEnv();
+    const first = await runCliAsync(['render', '-f', dir, '-o', out], env);
+    assert.equal(first.code, 0, first.stderr);
+    await pushImage(registry.url, 'cli-b/cluster-api-controller', 'v1.0.0', { content: 'rebuilt' });
+    const frozen = await runCliAsync(['render', '-f', dir, '-o', out, '--frozen'], env);
+    assert.equal(frozen.code, 1, frozen.stderr);
+    const hint = frozen.stderr.split('\n').find((line) => line.includes('update refuses a fleet'));
+    assert.ok(hint, frozen.stderr);
+    assert.ok(hint.includes(`run \`capi-gitops render -f ${dir} -o ${out}\` to pin the digest`), hint);
+    // check implies --frozen, and its hint names the render too (no --cluster: the fleet's lock is one file)
+    const checked = await runCliAsync(['check', '-f', dir, '-o', out, '--cluster', 'us-1'], env);
+    assert.equal(checked.code, 1, checked.stderr);
+    assert.ok(checked.stderr.includes(`run \`capi-gitops render -f ${dir} -o ${out}\` to pin the digest`), checked.stderr);
+  },
+);
