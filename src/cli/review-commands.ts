@@ -71,10 +71,14 @@ function checkJson(report: CheckReport, output: string, secretsNotGiven: readonl
 /**
  * check implies --frozen: a lockfile that no longer answers the manifest is brought up to date
  * with the output by one render; `lock`, which the hint names elsewhere, would leave the output stale.
+ * A fleet's lockfile is every cluster's: a render of the clusters this check chose (`--cluster`)
+ * would move it for all and rewrite theirs alone, leaving the others stale; so the whole fleet's.
  */
 function renderForStaleLock(err: unknown, flags: CheckFlags): unknown {
   if (!(err instanceof CapiGitopsError) || !err.diagnostics.some((d) => d.hint === FROZEN_HINT)) return err;
-  const hint = `run \`${suggestedRenderCommand(flags)}\`, which updates the lockfile and the output together, review the change and commit both`;
+  const whole = flags.cluster?.length ? " (the whole fleet: its lockfile is every cluster's)" : '';
+  const render = suggestedRenderCommand({ ...flags, cluster: undefined });
+  const hint = `run \`${render}\`, which updates the lockfile and the output together${whole}, review the change and commit both`;
   return new CapiGitopsError(err.diagnostics.map((d) => (d.hint === FROZEN_HINT ? { ...d, hint } : d)));
 }
 

@@ -139,3 +139,17 @@ test('a fleet under --frozen without a lockfile fails once, before any request',
     ],
   );
 });
+
+test("check --cluster of a fleet whose lock is stale: the hint, followed literally, renders the whole fleet (the lock is all clusters'), so a full check then passes", async () => {
+  const ws = workspace();
+  assert.equal((await run(['render', ...ws.common, '-o', ws.out])).code, 0);
+  writeFileSync(path.join(ws.dir, 'providers.yaml'), PROVIDERS.replace(/v1\.12\.0}\n$/, 'v1.10.4}\n'));
+  const result = await run(['check', ...ws.common, '-o', ws.out, '--cluster', 'eu-1']);
+  assert.equal(result.code, 1, result.stderr);
+  const hint = /hint: run `capi-gitops (render [^`]+)`, which updates the lockfile and the output together/.exec(result.stderr);
+  assert.ok(hint, result.stderr);
+  assert.doesNotMatch(hint[1]!, /--cluster/);
+  assert.equal((await run(hint[1]!.split(' '))).code, 0);
+  const again = await run(['check', ...ws.common, '-o', ws.out]);
+  assert.equal(again.code, 0, again.stdout + again.stderr);
+});
