@@ -1155,9 +1155,29 @@ test("a Chart.yaml whose apiVersion, name or version is wrong or missing is told
     stderr,
     new RegExp(`^my-chart/Chart\\.yaml:${name}:7: error: name: is "My_Wiring"\\n.*\\n  hint: write name: my-wiring\\n`, 'm'),
   );
-  assert.match(stderr, /^my-chart\/Chart\.yaml: error: version: is missing\n.*\n {2}hint: write version: 0\.1\.0\n/m);
+  // missing: at the mapping that lacks it, Chart.yaml's first line
+  assert.match(stderr, /^my-chart\/Chart\.yaml:1:1: error: version: is missing\n.*\n {2}hint: write version: 0\.1\.0\n/m);
   setLine(chartFile, apiVersion, 'apiVersion: v2');
   setLine(chartFile, name, 'name: my-wiring');
   setLine(chartFile, version, 'version: 0.1.0');
+  assert.equal((await render(dir)).code, 0);
+});
+
+test("a Chart.yaml without its version and a template's own problem are told in one run: the chart can still be read, so its templates are checked too", async () => {
+  const { dir, chart } = await userChart();
+  const chartFile = path.join(path.dirname(chart), 'Chart.yaml');
+  const lines = readFileSync(chartFile, 'utf8').split('\n');
+  const version = lines.findIndex((l) => l.startsWith('version:')) + 1;
+  setLine(chartFile, version, '# version removed');
+  const applications = path.join(chart, 'applications.yaml');
+  const line = readFileSync(applications, 'utf8').split('\n')[21]!;
+  setLine(applications, 22, '{{#if}}');
+  const stderr = await failed(dir);
+  assert.match(stderr, /^my-chart\/Chart\.yaml:1:1: error: version: is missing\n/m);
+  assert.match(stderr, /^my-chart\/templates\/applications\.yaml:22:1: error: \{\{#if\}\} takes exactly one argument, here 0\n/m);
+  assert.match(stderr, /^2 problems; nothing was written\n$/m);
+  // each hint followed: it renders
+  setLine(chartFile, version, 'version: 0.1.0');
+  setLine(applications, 22, line);
   assert.equal((await render(dir)).code, 0);
 });

@@ -522,9 +522,9 @@ test('Chart.yaml is validated: apiVersion v2, a DNS-label name and a version', a
   const error = await rejection(loadChart(dir));
   assert.deepEqual(
     error.diagnostics.map((d) => [d.path, d.line]),
-    // the missing version at the file, told first; the others at their lines
+    // the missing version at the mapping that lacks it (1:1), told first; the others at their lines
     [
-      ['version', undefined],
+      ['version', 1],
       ['apiVersion', 1],
       ['name', 2],
     ],

@@ -11,6 +11,7 @@ import { readBoundedText } from '../../manifest/files.js';
 import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
+import type { ChartCompilers } from './compilers.js';
 
 const require = createRequire(import.meta.url);
 
@@ -68,8 +69,8 @@ function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | 
 const isValue = (value: unknown) => (value === undefined || value === null ? 'is missing' : `is ${JSON.stringify(value)}`);
 
 /**
- * Chart.yaml's fields, each problem at its value's line and column where Chart.yaml has one
- * (`at`), with what to write there.
+ * Chart.yaml's fields, each problem at its value's line and column (`at`), a missing one at the
+ * mapping that lacks it, with what to write there.
  */
 function chartMetadata(
   value: Values | undefined,
@@ -80,7 +81,7 @@ function chartMetadata(
   if (!value) return undefined;
   const before = bag.size;
   const tell = (field: string, expected: string, hint: string) =>
-    bag.add({ ...problem(file, isValue(value[field]), expected, hint), ...(value[field] === undefined ? {} : at(field)), path: field });
+    bag.add({ ...problem(file, isValue(value[field]), expected, hint), ...at(field), path: field });
   if (value.apiVersion !== 'v2') tell('apiVersion', 'apiVersion: v2 (Helm 3 charts)', 'write apiVersion: v2');
   if (typeof value.name !== 'string' || !CHART_NAME.test(value.name)) {
     const label =
@@ -235,9 +236,11 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
   const schema = schemaText === undefined ? undefined : parseSchema(schemaText, schemaFile, bag);
   const { templates, partials } = await chartFiles(dir);
   if (templates.length === 0) bag.add(problem(path.join(dir, 'templates'), 'the chart has no templates', 'templates/*.yaml files'));
-  bag.throwIfAny();
   // the one place the compilers load: a precompiled built-in chart needs neither
   const { CHART_COMPILERS: compilers } = await import('./compilers.js');
+  // a chart that stops here (Chart.yaml, values.yaml) has its templates' own problems told in the same run
+  if (bag.size > 0) await addTemplateProblems(dir, templates, partials, compilers, bag);
+  bag.throwIfAny();
   return {
     metadata: metadata!,
     origin,
@@ -249,6 +252,29 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
     partials,
     compilers,
   };
+}
+
+/**
+ * The problems the templates show without values (syntax, helpers, partials; engine.ts
+ * `compileChart`), at their file:line:column: with the chart's other files wrong, the run stops
+ * before any template runs, and these would otherwise wait for the next run.
+ */
+async function addTemplateProblems(
+  dir: string,
+  templates: readonly ChartFile[],
+  partials: readonly ChartFile[],
+  compilers: ChartCompilers,
+  bag: DiagnosticBag,
+): Promise<void> {
+  const { compileChart } = await import('./engine.js');
+  for (const p of compileChart(templates, partials, compilers).problems)
+    bag.add({
+      file: p.file ? path.join(dir, p.file) : dir,
+      ...(p.line === undefined ? {} : { line: p.line, column: p.column }),
+      message: p.message,
+      expected: p.expected ?? 'a Handlebars template',
+      ...(p.hint ? { hint: p.hint } : {}),
+    });
 }
 
 /** Where values.yaml sets a value: parsed again with positions only when a problem is told there. */
