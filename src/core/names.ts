@@ -47,3 +47,16 @@ export function isValidLabelKey(key: string): boolean {
 export function isValidLabelValue(value: string): boolean {
   return labelValueProblem(value) === undefined;
 }
+
+/**
+ * A kind or name as it is written in an output file's name (layout/names.ts states the rule):
+ * lower case, every character outside `[a-z0-9.-]` a `-`, runs of `-` one, no `-` or `.` at either
+ * end. May return '' (the caller decides whether that is an error).
+ */
+export function sanitizeFileNamePart(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+}

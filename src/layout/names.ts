@@ -1,6 +1,7 @@
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import { sha256Hex } from '../core/digest.js';
+import { sanitizeFileNamePart } from '../core/names.js';
 
 /**
  * File names in the output. The rule, applied to kind and name separately:
@@ -17,14 +18,8 @@ const HASH_DIGITS = 8;
 
 const CRD_DIRECTORY = 'crds';
 
-/** Steps 1–4 of the rule above. May return '' (the caller decides whether that is an error). */
-export function sanitizeFileNamePart(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9.-]/g, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '');
-}
+/** Steps 1–4 of the rule above (in core: the secret gate searches paths in this form). */
+export { sanitizeFileNamePart };
 
 /** Keeps a stem within MAX_STEM characters, adding a hash of the unshortened identity when cut. */
 function boundStem(stem: string, identity: string): string {

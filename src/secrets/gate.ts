@@ -12,6 +12,7 @@ import { clusterRanges } from '../core/cluster-ranges.js';
 import { StringIndex } from '../core/string-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { escapeData } from '../core/workflow-commands.js';
+import { sanitizeFileNamePart } from '../core/names.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -169,27 +170,46 @@ function decodedText(value: string): string | undefined {
 export interface SecretNeedles {
   /** [needle, variable name], longest needle first. */
   needles: [string, string][];
+  /** [form in an output path (pathForm), variable name]: searched by the gate in every file's path. */
+  paths?: [string, string][];
   /** [run of lines (lineRuns), variable name]: searched by the gate alone, in the output's lines without indentation. */
   lineRuns?: [string, string][];
   /** [first characters, last characters, variable name] (valueEnds): searched by the gate alone. */
   ends?: [string, string, string][];
 }
 
+/** Forms in an output path shorter than this are not searched: paths are lower-case words (kinds, components). */
+const MINIMUM_PATH_FORM_LENGTH = MINIMUM_ENCODED_LENGTH;
+
+/**
+ * The form `value` takes in an output file's path when an object's name holds it: the layout's
+ * file naming (sanitizeFileNamePart) lower-cases it and writes `-` for other characters. Inside a
+ * longer name the value's form is the same, but for a `-` or `.` at its ends, which this drops.
+ */
+export function pathForm(value: string): string | undefined {
+  const form = sanitizeFileNamePart(value);
+  return isScannableSecret(value) && form.length >= MINIMUM_PATH_FORM_LENGTH ? form : undefined;
+}
+
 export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
   const needles: [string, string][] = [];
+  const paths: [string, string][] = [];
   const runs: [string, string][] = [];
   const ends: [string, string, string][] = [];
   for (const [name, list] of values)
     for (const value of list) {
       if (!isScannableSecret(value)) continue;
       for (const form of secretForms(value)) needles.push([form, name]);
+      const inPath = pathForm(value);
+      if (inPath !== undefined) paths.push([inPath, name]);
       const decoded = decodedText(value);
       for (const text of decoded === undefined ? [value] : [value, decoded]) for (const run of lineRuns(text)) runs.push([run, name]);
       const pair = valueEnds(value);
       if (pair) ends.push([...pair, name]);
     }
   needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
-  return { needles, lineRuns: runs, ends };
+  paths.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
+  return { needles, paths, lineRuns: runs, ends };
 }
 
 /**
@@ -199,7 +219,12 @@ export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): S
  */
 export function addSecretValues(needles: SecretNeedles, values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
   const known = new Set(needles.needles.map(([needle, name]) => `${name}\0${needle}`));
-  const added = secretNeedles(values).needles.filter(([needle, name]) => !known.has(`${name}\0${needle}`));
+  const more = secretNeedles(values);
+  const added = more.needles.filter(([needle, name]) => !known.has(`${name}\0${needle}`));
+  const knownPaths = new Set((needles.paths ?? []).map(([form, name]) => `${name}\0${form}`));
+  const addedPaths = (more.paths ?? []).filter(([form, name]) => !knownPaths.has(`${name}\0${form}`));
+  if (addedPaths.length > 0)
+    needles.paths = [...(needles.paths ?? []), ...addedPaths].sort(([a], [b]) => b.length - a.length || compareStrings(a, b));
   if (added.length > 0) {
     needles.needles.push(...added);
     needles.needles.sort(([a, an], [b, bn]) => b.length - a.length || compareStrings(a, b) || compareStrings(an, bn));
@@ -363,6 +388,7 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
         `} in a Secret instead, or declare it in Config.secrets.public ${ONLY_IF_NOT_A_CREDENTIAL}`,
     });
   };
+  problems.push(...pathLeaks([...files.keys()], needles));
   const runs = (needles.lineRuns ?? []).map(([run, name]) => [run, name, longestLine(run)] as const);
   const ends = needles.ends ?? [];
   if (needles.needles.length === 0 && runs.length === 0 && ends.length === 0) return problems;
@@ -393,11 +419,40 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
   return problems;
 }
 
-/** `text` with every secret form replaced by `[secret NAME]`. */
+/**
+ * One problem per file whose path holds a value's path form (an object named after a secret),
+ * inline files included: their text may hold a value, their path goes to Git as any other. The
+ * path is named with the form redacted.
+ */
+function pathLeaks(files: readonly string[], needles: SecretNeedles): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  for (const file of files) {
+    const found = (needles.paths ?? []).filter(([form]) => file.includes(form));
+    for (const name of new Set(found.map(([, name]) => name)))
+      problems.push({
+        file: redactPath(file, needles),
+        message: `the output file's name would contain the secret value of ${name}, in lower case as file names are written`,
+        expected: 'no secret value in any output file or its name',
+        hint:
+          'find the object whose metadata.name takes ${' +
+          name +
+          '} (additionalManifests, patches, the provider components) and give it a name without the value',
+      });
+  }
+  return problems;
+}
+
+function redactPath(text: string, needles: SecretNeedles): string {
+  let out = text;
+  for (const [form, name] of needles.paths ?? []) if (out.includes(form)) out = out.split(form).join(`[secret ${name}]`);
+  return out;
+}
+
+/** `text` with every secret form replaced by `[secret NAME]`, the forms in file names too. */
 function redact(text: string, needles: SecretNeedles): string {
   let out = text;
   for (const [needle, name] of needles.needles) if (out.includes(needle)) out = out.split(needle).join(`[secret ${name}]`);
-  return out;
+  return redactPath(out, needles);
 }
 
 /** A diagnostic with every field redacted. */

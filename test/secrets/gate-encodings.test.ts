@@ -234,3 +234,24 @@ test('the gate does not take a public certificate in the output for a secret PEM
   assert.deepEqual(scan(trust), []);
   assert.equal(scan(`${trust}${key}`).length, 1, 'the secret PEM beside it is still found');
 });
+
+test('the gate finds a mixed-case value in an output path as file naming writes it (layout/names.ts sanitizeFileNamePart: lower case, `-` for other characters), in an inline file too, and names the file without it', () => {
+  const needles = secretNeedles(
+    new Map([
+      ['VAULT_API_TOKEN', ['XyZzy9_QwErTy7Plm']],
+      ['SHORT', ['Capi1']],
+    ]),
+  );
+  const file = '04-infrastructure-vault/secret-capvault-xyzzy9-qwerty7plm.yaml';
+  const files = new Map([
+    [file, 'kind: Secret\n'],
+    ['01-cluster-api/deployment-capi1-controller-manager.yaml', 'kind: Deployment\n'],
+  ]);
+  const problems = scanOutput(files, needles, new Set([file]));
+  assert.deepEqual(
+    problems.map((d) => [d.file, /secret value of (\w+)/.exec(d.message)?.[1]]),
+    [['04-infrastructure-vault/secret-capvault-[secret VAULT_API_TOKEN].yaml', 'VAULT_API_TOKEN']],
+    'found in the path of an inline (exempt) file; a value shorter than 8 characters is not searched in paths',
+  );
+  assert.ok(!JSON.stringify(problems).toLowerCase().includes('qwerty7plm'), 'the report does not repeat the path');
+});
