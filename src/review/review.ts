@@ -105,6 +105,30 @@ function versionFinding(
   return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
 }
 
+/**
+ * An object moved to another namespace. A Deployment's move is a provider's: during the sync the
+ * old manager and the new one both run, their leader-election leases in different namespaces, so
+ * each thinks it leads; clusterctl cannot move a provider's namespace on upgrade either.
+ */
+function namespaceMove(
+  from: TreeObject['id'],
+  to: string,
+  base: { risk: 'info'; component: string; file: string; object: string },
+): Finding {
+  const message = `${from.kind}/${from.name} moved from namespace ${from.namespace || '(cluster)'} to ${to || '(cluster)'}`;
+  const finding = { ...base, type: 'namespace-move' as const, from: from.namespace, to, message };
+  if (from.group !== 'apps' || from.kind !== 'Deployment' || !from.namespace) return finding;
+  return {
+    ...finding,
+    risk: 'warning',
+    message:
+      `${message}: during the sync the old and new managers both run, each leading by its own lease (leader election is per namespace), ` +
+      `and clusterctl cannot change a provider's namespace on upgrade; to move safely, stop the old one first ` +
+      `(\`kubectl -n ${from.namespace} scale deployment ${from.name} --replicas=0\` before the sync), ` +
+      `or sync in two steps: remove the provider, then add it in ${to || 'the new namespace'}`,
+  };
+}
+
 /** `sides`: both sides' objects, for what a removed object relied on that goes with it. */
 function objectFindings(
   pair: Pair,
@@ -118,15 +142,8 @@ function objectFindings(
   const object = describeId(t.id);
   const base = { risk: 'info' as const, component, file, object };
   const findings: Finding[] = [];
-  if (pair.before && pair.after && pair.before.id.namespace !== pair.after.id.namespace) {
-    findings.push({
-      ...base,
-      type: 'namespace-move',
-      from: pair.before.id.namespace,
-      to: pair.after.id.namespace,
-      message: `${t.id.kind}/${t.id.name} moved from namespace ${pair.before.id.namespace || '(cluster)'} to ${pair.after.id.namespace || '(cluster)'}`,
-    });
-  }
+  if (pair.before && pair.after && pair.before.id.namespace !== pair.after.id.namespace)
+    findings.push(namespaceMove(pair.before.id, pair.after.id.namespace, base));
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
   if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind))
     findings.push(...webhookFindings(before, after, base));
