@@ -43,6 +43,7 @@ import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
 import { workloadFindings, WORKLOAD_KINDS } from './workloads.js';
 import { clusterGroups, type ReviewTree } from './read-tree.js';
+import { FleetRoles } from './fleet-roles.js';
 
 interface Pair {
   before?: TreeObject;
@@ -349,6 +350,8 @@ export class ChangesReview {
   private readonly findings: Finding[] = [];
   private readonly shared = new Map<string, ObjectChange & { clusters: string[] }>();
   private readonly moved = new Set<string>();
+  /** The roles of clusters already in the fleet, against which a new cluster's are told widened. */
+  private readonly fleetRoles = new FleetRoles();
 
   constructor(
     private readonly oldSide: Omit<ReviewSide, 'files'>,
@@ -402,6 +405,8 @@ export class ChangesReview {
     const { components, findings, shared, secretFiles } = this;
     // a cluster that leaves a fleet keeps what was applied to it: its objects' removal is told once, as that
     const leaving = leavingClusters(a, b);
+    this.fleetRoles.addOld(a.objects.values());
+    const oldClusters = new Set([...a.objects.values()].map((t) => t.cluster));
     // the fleet's bases are the shared group's components: a base's change is told under it
     const [allA, allB] = [
       { ...a, components: this.oldComponents },
@@ -474,7 +479,10 @@ export class ChangesReview {
       // a base's finding is about the clusters of its object change (that list, filled as they are met), not the base's
       const found = !pair.after && leaving.has(t.cluster) ? [] : objectFindings(pair, directory, t.file, [a.objects, b.objects]);
       if (fromBase) for (const f of found) f.clusters = shared.get(key)!.clusters;
-      findings.push(...found);
+      // a role a cluster new to the fleet gets: told widened only if no cluster already in it has it alike
+      const newCluster = !pair.before && t.cluster !== '' && !oldClusters.has(t.cluster);
+      if (newCluster) this.fleetRoles.addNewCluster(t.cluster);
+      findings.push(...found.filter((f) => !(newCluster && this.fleetRoles.defer(f, t))));
     }
     // the fleet's ApplicationSet (outside every cluster) says whether it deletes a leaving cluster's Applications
     const withAppSet = this.oldAppSet ? new Map([...a.objects, ['\0fleet', this.oldAppSet]]) : a.objects;
@@ -489,6 +497,7 @@ export class ChangesReview {
     for (const info of [...a.values(), ...b.values()])
       if (info.metadata && info.version) series.push(...contractSeries(info.name, info.version, info.metadata));
     const told = [...components.values()].filter((c) => !this.moved.has(c.directory));
+    findings.push(...this.fleetRoles.settle());
     findings.push(...contractFindings(told, b, contractLookup(series), this.versionFile));
     for (const entry of this.shared.values()) entry.clusters.sort(compareStrings);
 
