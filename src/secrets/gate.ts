@@ -534,6 +534,9 @@ export class FleetSecrets {
   /** A long value's first and last characters (valueEnds), by its first. */
   readonly #endsByFirst = new Map<string, (FleetNeedle & { last: string })[]>();
   readonly #ends = new Set<string>();
+  /** Path forms (pathForm), searched in every file's path, as the gate searches a cluster's own. */
+  readonly #pathIndex = new StringIndex();
+  readonly #paths = new Map<string, FleetNeedle>();
   /** Digests of long texts that hold no cluster's value (a digest: V8 hashes a long string by its length). */
   readonly #clean = new Set<string>();
 
@@ -547,6 +550,10 @@ export class FleetSecrets {
       for (const [form, name] of needles.needles) {
         owned(this.#needles, form, cluster, () => ({ name, clusters: new Set() }));
         this.#index.add(form);
+      }
+      for (const [form, name] of needles.paths ?? []) {
+        owned(this.#paths, form, cluster, () => ({ name, clusters: new Set() }));
+        this.#pathIndex.add(form);
       }
       for (const [run, name] of needles.lineRuns ?? []) {
         const { longest } = owned(this.#runs, run, cluster, () => ({ name, clusters: new Set(), longest: longestLine(run) }));
@@ -611,7 +618,12 @@ export class FleetSecrets {
     };
     /** Where each end was first found in these files: a value in two pieces may be in two files. */
     const endsAt = new Map<string, [string, SearchedFile]>();
-    for (const [file, text] of files) {
+    for (const [path, text] of files) {
+      // a path holding a value (its own cluster's too) is never named as it is
+      const inPath = this.#pathIndex.foundIn(path).map((form) => [form, this.#paths.get(form)!] as const);
+      const file = inPath.reduce((out, [form, { name }]) => out.split(form).join(`[secret ${name}]`), path);
+      const foreignInPath = new Map(inPath.filter(([, needle]) => foreign(needle)).map(([, needle]) => [needle.name, needle]));
+      for (const needle of foreignInPath.values()) problems.push({ file, ...fleetLeakMessage(needle, cluster, 'path') });
       const digest = text.length >= REMEMBERED_TEXT_LENGTH ? sha256Hex(text) : undefined;
       if (digest !== undefined && this.#clean.has(digest)) continue;
       const searched = new SearchedFile(text);
@@ -638,9 +650,26 @@ export class FleetSecrets {
 }
 
 /** A leak of another cluster's value into a cluster's files, or of any cluster's into the fleet's own (`cluster` undefined). */
-function fleetLeakMessage(needle: FleetNeedle, cluster: string | undefined): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
+function fleetLeakMessage(
+  needle: FleetNeedle,
+  cluster: string | undefined,
+  where: 'text' | 'path' = 'text',
+): Pick<Diagnostic, 'message' | 'expected' | 'hint'> {
   const owners = [...needle.clusters];
-  const message = `the output would contain the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}, raw or encoded`;
+  const whose = `the secret value of ${needle.name} of ${owners.length > 1 ? 'clusters' : 'cluster'} ${clusterRanges(owners)}`;
+  const message =
+    where === 'path'
+      ? `the output file's name would contain ${whose}, in lower case as file names are written`
+      : `the output would contain ${whose}, raw or encoded`;
+  if (where === 'path')
+    return {
+      message,
+      expected:
+        cluster === undefined
+          ? "no cluster's secret value in the names of the files the fleet writes itself"
+          : "no cluster's secret value in another cluster's file names",
+      hint: `find the object whose metadata.name takes the value (additionalManifests, patches, the provider components, chart values) and give it a name without the value`,
+    };
   if (cluster === undefined)
     return {
       message,
