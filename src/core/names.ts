@@ -60,3 +60,16 @@ export function sanitizeFileNamePart(text: string): string {
     .replace(/-{2,}/g, '-')
     .replace(/^[-.]+|[-.]+$/g, '');
 }
+
+/** A file name's stem (`<kind>-<name>`) over this many characters is cut (layout/names.ts boundStem). */
+export const MAX_FILE_NAME_STEM = 200;
+/** A cut stem ends in `-` and this many hex digits of a hash of the object's identity. */
+export const CUT_STEM_HASH_DIGITS = 8;
+
+/**
+ * Where each cut file name in `text` ends what it kept (the index of the `-` and hash a cut adds):
+ * a name over the limit keeps only the start of what was cut, so that start ends just before.
+ */
+export function fileNameCuts(text: string): number[] {
+  return [...text.matchAll(new RegExp(`-[0-9a-f]{${CUT_STEM_HASH_DIGITS}}\\.yaml(?![a-z0-9.-])`, 'g'))].map((m) => m.index);
+}

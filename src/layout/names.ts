@@ -1,7 +1,7 @@
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';
 import { sha256Hex } from '../core/digest.js';
-import { sanitizeFileNamePart } from '../core/names.js';
+import { CUT_STEM_HASH_DIGITS, MAX_FILE_NAME_STEM, sanitizeFileNamePart } from '../core/names.js';
 
 /**
  * File names in the output. The rule, applied to kind and name separately:
@@ -13,8 +13,8 @@ import { sanitizeFileNamePart } from '../core/names.js';
  * `-` and 8 hex digits of the sha256 of `<kind>/<name>` as given, so every name fits the
  * 255-byte limit of common filesystems and stays unique.
  */
-export const MAX_STEM = 200;
-const HASH_DIGITS = 8;
+export const MAX_STEM = MAX_FILE_NAME_STEM;
+const HASH_DIGITS = CUT_STEM_HASH_DIGITS;
 
 const CRD_DIRECTORY = 'crds';
 

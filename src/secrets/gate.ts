@@ -12,7 +12,7 @@ import { clusterRanges } from '../core/cluster-ranges.js';
 import { StringIndex } from '../core/string-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { escapeData } from '../core/workflow-commands.js';
-import { sanitizeFileNamePart } from '../core/names.js';
+import { fileNameCuts, sanitizeFileNamePart } from '../core/names.js';
 
 /** Values shorter than this are not searched for (too many accidental hits). */
 const MINIMUM_SECRET_LENGTH = 4;
@@ -189,6 +189,60 @@ const MINIMUM_PATH_FORM_LENGTH = MINIMUM_ENCODED_LENGTH;
 export function pathForm(value: string): string | undefined {
   const form = sanitizeFileNamePart(value);
   return isScannableSecret(value) && form.length >= MINIMUM_PATH_FORM_LENGTH ? form : undefined;
+}
+
+/**
+ * Where in `head` (a text up to a file name's cut, fileNameCuts) the start of `form` that the cut
+ * kept begins, or -1. A value longer than a file name allows, or starting late in it, leaves only
+ * its start before the cut: searched when that start is itself of a path form's length and not the
+ * whole form (which the whole-form search finds).
+ */
+function cutPathFormAt(head: string, form: string): number {
+  const start = form.slice(0, MINIMUM_PATH_FORM_LENGTH);
+  for (let at = head.indexOf(start, Math.max(0, head.length - form.length + 1)); at >= 0; at = head.indexOf(start, at + 1))
+    if (head.length - at >= MINIMUM_PATH_FORM_LENGTH && form.startsWith(head.slice(at))) return at;
+  return -1;
+}
+
+/** The first characters of a path form that FleetSecrets indexes to find it where a file name was cut. */
+function pathFormStart(form: string): string {
+  return form.slice(0, MINIMUM_PATH_FORM_LENGTH);
+}
+
+/** A path form in a text: the whole form, or its start from `from` to a file name's cut at `to`. */
+interface PathHit {
+  name: string;
+  form: string;
+  cut?: { from: number; to: number };
+}
+
+/** The path forms (`forms`: [form, variable name], longest first) `text` holds whole or before a file name's cut. */
+function pathHits(text: string, forms: Iterable<readonly [string, string]>): PathHit[] {
+  const cuts = fileNameCuts(text);
+  const hits: PathHit[] = [];
+  for (const [form, name] of forms) {
+    if (text.includes(form)) hits.push({ name, form });
+    else
+      for (const to of cuts) {
+        const from = cutPathFormAt(text.slice(0, to), form);
+        if (from >= 0) hits.push({ name, form, cut: { from, to } });
+      }
+  }
+  return hits;
+}
+
+/** `text` with each hit replaced by `[secret NAME]`: the starts before a cut (the longest at each), then the whole forms. */
+function redactPathHits(text: string, hits: readonly PathHit[]): string {
+  let out = text;
+  const cuts = hits.filter((hit) => hit.cut).sort((a, b) => b.cut!.to - a.cut!.to || a.cut!.from - b.cut!.from);
+  let done = Infinity;
+  for (const { name, cut } of cuts)
+    if (cut!.to < done) {
+      out = `${out.slice(0, cut!.from)}[secret ${name}]${out.slice(cut!.to)}`;
+      done = cut!.from;
+    }
+  for (const { name, form, cut } of hits) if (!cut && out.includes(form)) out = out.split(form).join(`[secret ${name}]`);
+  return out;
 }
 
 export function secretNeedles(values: ReadonlyMap<string, readonly string[]>): SecretNeedles {
@@ -427,10 +481,10 @@ export function scanOutput(files: ReadonlyMap<string, string>, needles: SecretNe
 function pathLeaks(files: readonly string[], needles: SecretNeedles): Diagnostic[] {
   const problems: Diagnostic[] = [];
   for (const file of files) {
-    const found = (needles.paths ?? []).filter(([form]) => file.includes(form));
-    for (const name of new Set(found.map(([, name]) => name)))
+    const found = pathHits(file, needles.paths ?? []);
+    for (const name of new Set(found.map(({ name }) => name)))
       problems.push({
-        file: redactPath(file, needles),
+        file: redactPathHits(file, found),
         message: `the output file's name would contain the secret value of ${name}, in lower case as file names are written`,
         expected: 'no secret value in any output file or its name',
         hint:
@@ -443,9 +497,7 @@ function pathLeaks(files: readonly string[], needles: SecretNeedles): Diagnostic
 }
 
 function redactPath(text: string, needles: SecretNeedles): string {
-  let out = text;
-  for (const [form, name] of needles.paths ?? []) if (out.includes(form)) out = out.split(form).join(`[secret ${name}]`);
-  return out;
+  return redactPathHits(text, pathHits(text, needles.paths ?? []));
 }
 
 /** `text` with every secret form replaced by `[secret NAME]`, the forms in file names too. */
@@ -537,6 +589,9 @@ export class FleetSecrets {
   /** Path forms (pathForm), searched in every file's path, as the gate searches a cluster's own. */
   readonly #pathIndex = new StringIndex();
   readonly #paths = new Map<string, FleetNeedle>();
+  /** Each longer path form's start (pathFormStart), to find the forms a cut file name may keep the start of. */
+  readonly #pathStartIndex = new StringIndex();
+  readonly #formsByStart = new Map<string, Set<string>>();
   /** Digests of long texts that hold no cluster's value (a digest: V8 hashes a long string by its length). */
   readonly #clean = new Set<string>();
 
@@ -554,6 +609,10 @@ export class FleetSecrets {
       for (const [form, name] of needles.paths ?? []) {
         owned(this.#paths, form, cluster, () => ({ name, clusters: new Set() }));
         this.#pathIndex.add(form);
+        const start = pathFormStart(form);
+        if (start === form) continue;
+        this.#pathStartIndex.add(start);
+        this.#formsByStart.set(start, (this.#formsByStart.get(start) ?? new Set()).add(form));
       }
       for (const [run, name] of needles.lineRuns ?? []) {
         const { longest } = owned(this.#runs, run, cluster, () => ({ name, clusters: new Set(), longest: longestLine(run) }));
@@ -605,6 +664,18 @@ export class FleetSecrets {
     return found;
   }
 
+  /** The path forms `path` holds, whole or their start before a file name's cut (pathHits), found through the indexes. */
+  #pathHits(path: string): PathHit[] {
+    const forms = new Set(this.#pathIndex.foundIn(path));
+    if (fileNameCuts(path).length > 0)
+      for (const start of this.#pathStartIndex.foundIn(path)) for (const form of this.#formsByStart.get(start)!) forms.add(form);
+    const longestFirst = [...forms].sort((a, b) => b.length - a.length || compareStrings(a, b));
+    return pathHits(
+      path,
+      longestFirst.map((form) => [form, this.#paths.get(form)!.name]),
+    );
+  }
+
   /** One problem per file and variable of another cluster found in `cluster`'s files (the fleet's own: any cluster's); no value. */
   leaks(cluster: string | undefined, files: ReadonlyMap<string, string>): Diagnostic[] {
     const problems: Diagnostic[] = [];
@@ -620,9 +691,14 @@ export class FleetSecrets {
     const endsAt = new Map<string, [string, SearchedFile]>();
     for (const [path, text] of files) {
       // a path holding a value (its own cluster's too) is never named as it is
-      const inPath = this.#pathIndex.foundIn(path).map((form) => [form, this.#paths.get(form)!] as const);
-      const file = inPath.reduce((out, [form, { name }]) => out.split(form).join(`[secret ${name}]`), path);
-      const foreignInPath = new Map(inPath.filter(([, needle]) => foreign(needle)).map(([, needle]) => [needle.name, needle]));
+      const inPath = this.#pathHits(path);
+      const file = redactPathHits(path, inPath);
+      const foreignInPath = new Map(
+        inPath
+          .map(({ form }) => this.#paths.get(form)!)
+          .filter(foreign)
+          .map((needle) => [needle.name, needle] as const),
+      );
       for (const needle of foreignInPath.values()) problems.push({ file, ...fleetLeakMessage(needle, cluster, 'path') });
       const digest = text.length >= REMEMBERED_TEXT_LENGTH ? sha256Hex(text) : undefined;
       if (digest !== undefined && this.#clean.has(digest)) continue;

@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FleetSecrets, secretNeedles } from '../../src/secrets/index.js';
+import { objectFilePath, sanitizeFileNamePart } from '../../src/layout/names.js';
 
 const EU_TOKEN = 'eu1-api-token-4f9a2c7e51d0';
 
@@ -71,4 +72,20 @@ test("in a fleet of 1,000 clusters a path holding one cluster's value names that
     [['04-x/configmap-[secret API_TOKEN].yaml', true]],
   );
   assert.deepEqual(secrets.leaks('c-999', files), []);
+});
+
+test("the start of a cluster's long value that a cut file name of another cluster keeps is refused, naming the path without it", () => {
+  const value = `Eu_${'QwErTy4567'.repeat(21)}`;
+  const secrets = new FleetSecrets(new Map([['eu-1', secretNeedles(new Map([['API_TOKEN', [value]]]))]]));
+  const name = objectFilePath({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: sanitizeFileNamePart(value) } });
+  const files = new Map([[`04-infrastructure-example/${name}`, 'kind: ConfigMap\n']]);
+  assert.deepEqual(secrets.leaks('eu-1', files), []);
+  for (const cluster of ['us-1', undefined]) {
+    const leaks = secrets.leaks(cluster, files);
+    assert.deepEqual(
+      leaks.map((d) => [d.file, /secret value of API_TOKEN of cluster eu-1/.test(d.message)]),
+      [[`04-infrastructure-example/configmap-[secret API_TOKEN]${name.slice(-'-12345678.yaml'.length)}`, true]],
+    );
+    assert.ok(!JSON.stringify(leaks).includes('qwerty4567'), JSON.stringify(leaks));
+  }
 });

@@ -16,6 +16,7 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { FIXTURES, PROJECT_ROOT } from '../helpers/paths.js';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { assertNoSecret, SUITE_SECRETS } from '../helpers/secret-scan.js';
+import { objectFilePath, sanitizeFileNamePart } from '../../src/layout/names.js';
 
 const QUOTED = SUITE_SECRETS.quotedToken; // ' " \ and ": " in one value
 const SPLIT = SUITE_SECRETS.splitToken;
@@ -254,4 +255,23 @@ test('the gate finds a mixed-case value in an output path as file naming writes 
     'found in the path of an inline (exempt) file; a value shorter than 8 characters is not searched in paths',
   );
   assert.ok(!JSON.stringify(problems).toLowerCase().includes('qwerty7plm'), 'the report does not repeat the path');
+});
+
+test('the gate finds the start of a long value that a cut file name keeps (layout/names.ts: a stem over 200 characters is cut, then `-` and 8 hex digits), and names the file without it', () => {
+  const value = `Tok_${'AbCdEf0123'.repeat(21)}`;
+  const form = sanitizeFileNamePart(value);
+  const needles = secretNeedles(new Map([['API_TOKEN', [value]]]));
+  const cut = `04-infrastructure-vault/${objectFilePath({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: form } })}`;
+  assert.ok(!cut.includes(form) && cut.includes(form.slice(0, 150)), cut);
+  const files = new Map([
+    [cut, 'kind: ConfigMap\n'],
+    // not a cut name: a value's start before `.yaml` alone is not searched
+    [`04-infrastructure-vault/configmap-${form.slice(0, 20)}.yaml`, 'kind: ConfigMap\n'],
+  ]);
+  const problems = scanOutput(files, needles, new Set());
+  assert.deepEqual(
+    problems.map((d) => [d.file, /secret value of (\w+)/.exec(d.message)?.[1]]),
+    [[`04-infrastructure-vault/configmap-[secret API_TOKEN]${cut.slice(-'-12345678.yaml'.length)}`, 'API_TOKEN']],
+  );
+  assert.ok(!JSON.stringify(problems).includes('abcdef0123'), JSON.stringify(problems));
 });
