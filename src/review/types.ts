@@ -205,7 +205,16 @@ export interface CrdFinding extends FindingBase {
 export interface WebhookFinding extends FindingBase {
   type: 'webhook';
   webhook: string;
-  change: 'added' | 'removed' | 'rules' | 'failurePolicy';
+  change:
+    | 'added'
+    | 'removed'
+    | 'rules'
+    | 'failurePolicy'
+    | 'namespaceSelector'
+    | 'objectSelector'
+    | 'matchPolicy'
+    | 'sideEffects'
+    | 'timeoutSeconds';
   from?: string;
   to?: string;
 }

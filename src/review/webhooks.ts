@@ -1,6 +1,8 @@
 /**
  * Admission webhook call-outs (admissionregistration.k8s.io/v1): webhooks added or removed,
- * and changes to their rules or failurePolicy, webhooks matched by name.
+ * and changes to their rules, selectors, failurePolicy, matchPolicy, sideEffects or timeoutSeconds,
+ * webhooks matched by name. A change that widens what the webhook intercepts, or makes its failure
+ * block the request, is a warning: while the webhook is down, it rejects writes it did not before.
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
@@ -19,6 +21,68 @@ function webhooksOf(obj: KObject | undefined): Map<string, Record<string, unknow
 function policy(w: Record<string, unknown>): string {
   return typeof w.failurePolicy === 'string' ? w.failurePolicy : 'Fail';
 }
+
+/** admissionregistration/v1 defaults: matchPolicy Equivalent, timeoutSeconds 10. */
+const DEFAULTS: Record<string, string> = { matchPolicy: 'Equivalent', timeoutSeconds: '10' };
+
+function setting(w: Record<string, unknown>, field: string): { value: string; defaulted: boolean } {
+  const v = w[field];
+  if (typeof v === 'string' || typeof v === 'number') return { value: String(v), defaulted: false };
+  return { value: DEFAULTS[field] ?? 'unset', defaulted: field in DEFAULTS };
+}
+
+/** sideEffects Some or Unknown: the API server rejects a dry-run request the webhook matches (Argo CD's server-side diff among them). */
+const DRY_RUN_REJECTED = new Set(['Some', 'Unknown']);
+
+/** Whether the new value widens what the webhook intercepts or makes it block more (a warning). */
+function settingWidens(field: string, from: string, to: string): boolean {
+  if (field === 'timeoutSeconds') return Number(to) > Number(from);
+  if (field === 'matchPolicy') return to === 'Equivalent';
+  return DRY_RUN_REJECTED.has(to) && !DRY_RUN_REJECTED.has(from);
+}
+
+type Requirement = { key: string; operator: string; values: string[] };
+
+/** A label selector's requirements (matchLabels as `key In [value]`), all of which must hold. */
+function requirements(selector: unknown): Requirement[] {
+  if (!isPlainObject(selector)) return [];
+  const out: Requirement[] = [];
+  if (isPlainObject(selector.matchLabels))
+    for (const [key, v] of Object.entries(selector.matchLabels)) out.push({ key, operator: 'In', values: [String(v)] });
+  for (const e of Array.isArray(selector.matchExpressions) ? selector.matchExpressions : [])
+    if (isPlainObject(e) && typeof e.key === 'string' && typeof e.operator === 'string')
+      out.push({ key: e.key, operator: e.operator, values: strings(e.values) });
+  return out;
+}
+
+/** Whether requirement `strict` holds only where `loose` holds too (`strict` at least as narrow). */
+function implies(strict: Requirement, loose: Requirement): boolean {
+  if (strict.key !== loose.key) return false;
+  const within = (a: string[], b: string[]) => a.every((v) => b.includes(v));
+  if (loose.operator === 'Exists') return strict.operator === 'Exists' || strict.operator === 'In';
+  if (loose.operator === 'In') return strict.operator === 'In' && within(strict.values, loose.values);
+  if (loose.operator === 'NotIn')
+    return (strict.operator === 'NotIn' && within(loose.values, strict.values)) || strict.operator === 'DoesNotExist';
+  return strict.operator === loose.operator;
+}
+
+/** Every object `wider` rejects, `narrower` rejects too: `narrower` matches no more than `wider`. */
+function noWiderThan(narrower: Requirement[], wider: Requirement[]): boolean {
+  return wider.every((w) => narrower.some((n) => implies(n, w)));
+}
+
+/** A selector change: `removed` or `widened` (a warning), `narrowed` (info), or `changed` (a warning: it may match what it did not). */
+function describeSelector(field: string, before: unknown, after: unknown): { widens: boolean; text: string } {
+  const [was, now] = [requirements(before), requirements(after)];
+  const what = field === 'namespaceSelector' ? 'namespace' : 'object';
+  if (!now.length) return { widens: true, text: `${field} removed: now matches every ${what}` };
+  if (noWiderThan(now, was)) return { widens: false, text: `${field} narrowed` };
+  if (noWiderThan(was, now)) return { widens: true, text: `${field} widened: now matches more ${what}s` };
+  return { widens: true, text: `${field} changed: may match ${what}s it did not` };
+}
+
+const SELECTORS = ['namespaceSelector', 'objectSelector'];
+const SETTINGS = ['matchPolicy', 'sideEffects', 'timeoutSeconds'];
 
 const RULE_FIELDS = ['operations', 'apiGroups', 'apiVersions', 'resources', 'scope'];
 
@@ -83,16 +147,40 @@ export function webhookFindings(before: KObject | undefined, after: KObject | un
     const old = a.get(name);
     const now = b.get(name);
     const at = `${base.object} webhook ${name}`;
-    const finding = (change: WebhookFinding['change'], message: string, more: Pick<WebhookFinding, 'from' | 'to'> = {}) =>
-      findings.push({ ...base, type: 'webhook', webhook: name, change, ...more, message });
+    const finding = (change: WebhookFinding['change'], message: string, more: Pick<WebhookFinding, 'from' | 'to'> = {}, widens = false) =>
+      findings.push({ ...base, ...(widens ? { risk: 'warning' as const } : {}), type: 'webhook', webhook: name, change, ...more, message });
     if (!old || !now) {
       // A whole configuration added or removed is an object change already; call out webhooks only within one.
       if (before && after) finding(old ? 'removed' : 'added', `${at} ${old ? 'removed' : 'added'}`);
       continue;
     }
     if (!sameValue(old.rules, now.rules)) finding('rules', `${at}: rules ${describeRules(old.rules, now.rules)}`);
-    if (policy(old) !== policy(now))
-      finding('failurePolicy', `${at}: failurePolicy ${policy(old)} → ${policy(now)}`, { from: policy(old), to: policy(now) });
+    for (const field of SELECTORS) {
+      if (sameValue(requirements(old[field]), requirements(now[field]))) continue;
+      const { widens, text } = describeSelector(field, old[field], now[field]);
+      finding(field as WebhookFinding['change'], `${at}: ${text}`, {}, widens);
+    }
+    if (policy(old) !== policy(now)) {
+      const blocks = policy(now) === 'Fail' ? ': while the webhook is down, the requests it matches are rejected' : '';
+      finding(
+        'failurePolicy',
+        `${at}: failurePolicy ${policy(old)} → ${policy(now)}${blocks}`,
+        { from: policy(old), to: policy(now) },
+        !!blocks,
+      );
+    }
+    for (const field of SETTINGS) {
+      const [from, to] = [setting(old, field), setting(now, field)];
+      if (from.value === to.value) continue;
+      const shown = (s: { value: string; defaulted: boolean }) => `${s.value}${s.defaulted ? ' (default)' : ''}`;
+      const widens = settingWidens(field, from.value, to.value);
+      finding(
+        field as WebhookFinding['change'],
+        `${at}: ${field} ${shown(from)} → ${shown(to)}`,
+        { from: from.value, to: to.value },
+        widens,
+      );
+    }
   }
   return findings;
 }

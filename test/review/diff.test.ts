@@ -287,6 +287,56 @@ test('webhooks: failurePolicy and rules changes, and a namespace move (corpus ob
   assertValidJson(report);
 });
 
+test('webhook namespaceSelector, objectSelector, failurePolicy, matchPolicy, sideEffects and timeoutSeconds: widening or blocking is a warning, the reverse info (admissionregistration/v1 ValidatingWebhook defaults: failurePolicy Fail, matchPolicy Equivalent, timeoutSeconds 10; corpus capi-validating-webhook-configuration)', () => {
+  type Hook = Record<string, unknown> & { name: string };
+  const strict = corpusObject('ValidatingWebhookConfiguration', 'capi-validating-webhook-configuration');
+  const hook = (o: KObject) => (o.webhooks as Hook[])[0]!;
+  Object.assign(hook(strict), {
+    failurePolicy: 'Ignore',
+    matchPolicy: 'Exact',
+    sideEffects: 'None',
+    timeoutSeconds: 5,
+    namespaceSelector: { matchLabels: { capi: 'enabled' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }] },
+    objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] },
+  });
+  const wide = clone(strict);
+  const w = hook(wide);
+  for (const key of ['matchPolicy', 'timeoutSeconds', 'objectSelector']) delete w[key];
+  Object.assign(w, {
+    failurePolicy: 'Fail',
+    sideEffects: 'Unknown',
+    namespaceSelector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] },
+  });
+  const name = hook(strict).name;
+  const changes = (report: ReviewReport) =>
+    only(report, 'webhook')
+      .map((f) => [f.change, f.risk, f.webhook])
+      .sort((a, b) => a[0]!.localeCompare(b[0]!));
+  const all = ['failurePolicy', 'matchPolicy', 'namespaceSelector', 'objectSelector', 'sideEffects', 'timeoutSeconds'];
+  const widened = review([strict], [wide]);
+  assert.deepEqual(
+    changes(widened),
+    all.map((c) => [c, 'warning', name]),
+  );
+  const byChange = new Map(only(widened, 'webhook').map((f) => [f.change, f]));
+  assert.match(byChange.get('timeoutSeconds')!.message, /timeoutSeconds 5 → 10 \(default\)/);
+  assert.match(byChange.get('objectSelector')!.message, /objectSelector removed: now matches every object/);
+  assert.match(byChange.get('namespaceSelector')!.message, /namespaceSelector widened/);
+  assert.match(byChange.get('failurePolicy')!.message, /Ignore → Fail/);
+  assert.equal(widened.summary.risk, 'warning');
+  assertValidJson(widened);
+  const narrowed = review([wide], [strict]);
+  assert.deepEqual(
+    changes(narrowed),
+    all.map((c) => [c, 'info', name]),
+  );
+  assertValidJson(narrowed);
+  // a selector on another label is not narrower: it may match namespaces the old one did not
+  const moved = clone(strict);
+  hook(moved).namespaceSelector = { matchLabels: { other: 'yes' } };
+  assert.deepEqual(changes(review([strict], [moved])), [['namespaceSelector', 'warning', name]]);
+});
+
 test("a provider moved to another namespace: its Deployment's move is a warning with the safe way (old and new managers both run during the sync, leases in different namespaces); other objects' moves stay info", () => {
   const deployment = corpusObject('Deployment', 'capi-controller-manager');
   const service = corpusObject('Service', 'capi-webhook-service');
