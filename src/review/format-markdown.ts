@@ -131,6 +131,7 @@ function riskName(f: Finding): string {
   if (f.type === 'destination') return 'destination changed';
   if (f.type === 'deletion') return 'deletion guard gone';
   if (f.type === 'namespace-move') return 'manager moved to another namespace';
+  if (f.type === 'secret-replaced') return 'Secret replaced by ExternalSecret';
   if (f.type === 'crd') {
     // its versions are all gone with it: one risk, not also "version removed"
     if (f.removed) return 'CRD removed (never pruned)';

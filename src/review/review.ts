@@ -38,6 +38,7 @@ import {
 import { applicationSetClusters } from './applicationset-reach.js';
 import { clusterLeavesFindings, leavingClusters } from './cluster-leaves.js';
 import { webhookFindings } from './webhooks.js';
+import { secretReplacedFindings } from './secret-replaced.js';
 import { keptOnRemoval, wiringFindings } from './wiring.js';
 import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { declaredSecretFiles, withValuesHidden, withoutSopsChurn } from './secret-files.js';
@@ -148,6 +149,9 @@ function objectFindings(
   if (t.id.group === 'apps' && WORKLOAD_KINDS.has(t.id.kind)) findings.push(...workloadFindings(before, after, base));
   if (t.id.group === 'admissionregistration.k8s.io' && WEBHOOK_CONFIGURATION_KINDS.has(t.id.kind))
     findings.push(...webhookFindings(before, after, base));
+  // the operator applies an artifact's objects and prunes none the way Argo CD and Flux do
+  if (pair.before && !pair.after && !pair.before.artifact && t.id.group === '' && t.id.kind === 'Secret')
+    findings.push(...secretReplacedFindings(pair.before, sides, base));
   // the operator applies an artifact's objects, not Argo CD or Flux: their guards are not the wiring's
   if (!pair.after?.artifact) findings.push(...wiringFindings(t.id.group, t.id.kind, before, after, base));
   if (t.id.group === RBAC_GROUP && RBAC_ROLE_KINDS.has(t.id.kind)) {

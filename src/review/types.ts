@@ -219,6 +219,18 @@ export interface WebhookFinding extends FindingBase {
   to?: string;
 }
 
+/**
+ * A Secret removed while an ExternalSecret of its name and namespace that fills it is added: the
+ * sync prunes the Secret external-secrets takes over.
+ */
+export interface SecretReplacedFinding extends FindingBase {
+  type: 'secret-replaced';
+  /** `ExternalSecret/namespace/name`. */
+  externalSecret: string;
+  /** Its `spec.target.creationPolicy` (Owner when absent). */
+  creationPolicy: string;
+}
+
 export interface NamespaceMoveFinding extends FindingBase {
   type: 'namespace-move';
   from: string;
@@ -260,6 +272,7 @@ export type Finding =
   | RbacFinding
   | CrdFinding
   | WebhookFinding
+  | SecretReplacedFinding
   | NamespaceMoveFinding
   | DestinationFinding
   | DeletionFinding

@@ -337,6 +337,45 @@ test('webhook namespaceSelector, objectSelector, failurePolicy, matchPolicy, sid
   assert.deepEqual(changes(review([strict], [moved])), [['namespaceSelector', 'warning', name]]);
 });
 
+test('a Secret replaced by an ExternalSecret of the same name (a --secrets strategy switch) is a warning: the sync prunes the Secret while external-secrets takes it over, and how to keep it (external-secrets docs/guides/ownership-deletion-policy.md: Owner adopts a Secret with no ownerReference, Merge and None never create one; argoproj/gitops-engine pkg/cache/cluster.go GetManagedLiveObjs prunes only objects without ownerReferences)', () => {
+  const secret: KObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'capvault-manager-bootstrap-credentials', namespace: 'capvault-system' },
+    type: 'Opaque',
+    data: { credentials: Buffer.from('not-a-real-credential').toString('base64') },
+  };
+  const externalSecret = (target: Record<string, unknown>): KObject => ({
+    apiVersion: 'external-secrets.io/v1',
+    kind: 'ExternalSecret',
+    metadata: { name: 'capvault-manager-bootstrap-credentials', namespace: 'capvault-system' },
+    spec: { secretStoreRef: { kind: 'ClusterSecretStore', name: 'vault' }, target, data: [] },
+  });
+  const owner = review([secret], [externalSecret({ name: 'capvault-manager-bootstrap-credentials', creationPolicy: 'Owner' })]);
+  const [f] = only(owner, 'secret-replaced');
+  assert.ok(f, JSON.stringify(owner.findings));
+  assert.equal(f.risk, 'warning');
+  assert.equal(f.object, 'Secret/capvault-system/capvault-manager-bootstrap-credentials');
+  assert.equal(f.creationPolicy, 'Owner');
+  assert.match(f.message, /replaced by ExternalSecret capvault-system\/capvault-manager-bootstrap-credentials/);
+  assert.match(f.message, /prune/);
+  assert.match(f.message, /kustomize\.toolkit\.fluxcd\.io\/prune=disabled/);
+  assert.match(f.message, /argocd\.argoproj\.io\/sync-options=Prune=false/);
+  assert.doesNotMatch(JSON.stringify(owner), /bm90LWEtcmVhbC1jcmVkZW50aWFs|not-a-real-credential/);
+  assertValidJson(owner);
+  assert.match(formatMarkdown(owner), /Secret replaced by ExternalSecret/);
+  // no target name: the ExternalSecret's own name; no creationPolicy: Owner
+  assert.equal(only(review([secret], [externalSecret({})]), 'secret-replaced')[0]?.creationPolicy, 'Owner');
+  // Merge never creates the Secret: once pruned it stays gone
+  const [merge] = only(review([secret], [externalSecret({ creationPolicy: 'Merge' })]), 'secret-replaced');
+  assert.match(merge?.message ?? '', /never creates it/);
+  // an ExternalSecret that fills another Secret replaces nothing
+  assert.deepEqual(only(review([secret], [externalSecret({ name: 'other' })]), 'secret-replaced'), []);
+  // the ExternalSecret was there already: the Secret goes alone
+  const both = review([secret, externalSecret({ name: 'other' })], [externalSecret({ name: 'other' })]);
+  assert.deepEqual(only(both, 'secret-replaced'), []);
+});
+
 test("a provider moved to another namespace: its Deployment's move is a warning with the safe way (old and new managers both run during the sync, leases in different namespaces); other objects' moves stay info", () => {
   const deployment = corpusObject('Deployment', 'capi-controller-manager');
   const service = corpusObject('Service', 'capi-webhook-service');
