@@ -1,6 +1,7 @@
 /**
- * A Secret replaced by an ExternalSecret (external-secrets.io) that fills a Secret of the same
- * name and namespace, as when the `--secrets` strategy switches to external-secrets. The sync
+ * A Secret replaced by an ExternalSecret (external-secrets.io) of its namespace that fills it
+ * (`spec.target.name` its name, or the ExternalSecret of its name with no target name), as when the
+ * `--secrets` strategy switches to external-secrets. The sync
  * prunes the Secret it no longer has in Git (Argo CD picks what to prune when the sync starts,
  * Flux after it applies), while external-secrets takes over a Secret with no ownerReference
  * (creationPolicy Owner, docs/guides/ownership-deletion-policy.md): the Secret may be deleted after
@@ -29,7 +30,8 @@ function targetOf(obj: KObject): { name: string; creationPolicy: string } {
   };
 }
 
-function whatHappens(creationPolicy: string, ns: string, name: string): string {
+/** `name`: the Secret's; `externalSecret`: the ExternalSecret's own name, which its wait names. */
+function whatHappens(creationPolicy: string, ns: string, name: string, externalSecret: string): string {
   const recreated = creationPolicy === 'Owner' || creationPolicy === 'Orphan';
   const gone = recreated
     ? `external-secrets then creates it again from the store: until it does, and for good if the store cannot be read, what reads the Secret finds none`
@@ -39,7 +41,7 @@ function whatHappens(creationPolicy: string, ns: string, name: string): string {
     `(\`kubectl -n ${ns} annotate secret ${name} argocd.argoproj.io/sync-options=Prune=false\` under Argo CD, ` +
     `\`kubectl -n ${ns} annotate secret ${name} kustomize.toolkit.fluxcd.io/prune=disabled\` under Flux)` +
     (recreated
-      ? `, then check that external-secrets took it over (\`kubectl -n ${ns} wait externalsecret/${name} --for=condition=Ready\`)` +
+      ? `, then check that external-secrets took it over (\`kubectl -n ${ns} wait externalsecret/${externalSecret} --for=condition=Ready\`)` +
         (creationPolicy === 'Owner'
           ? ` before removing the annotation (it then has an ownerReference, which Argo CD never prunes)`
           : ` and leave the annotation: with no ownerReference, Argo CD would prune it at the next sync`)
@@ -48,8 +50,34 @@ function whatHappens(creationPolicy: string, ns: string, name: string): string {
 }
 
 /**
+ * The ExternalSecret the new side adds in the Secret's namespace (and fleet cluster) that fills it
+ * (`spec.target.name`, its own name when absent): the one of the Secret's name first, else the first
+ * by name. One already on the old side is no replacement.
+ */
+function addedFiller(
+  removed: TreeObject,
+  sides: [ReadonlyMap<string, TreeObject>, ReadonlyMap<string, TreeObject>],
+): TreeObject | undefined {
+  const { namespace, name } = removed.id;
+  const prefix = removed.cluster ? `${removed.cluster}\0` : '';
+  const keyOf = (n: string) => prefix + objectKey({ group: GROUP, kind: 'ExternalSecret', namespace, name: n });
+  const fillers = [...sides[1].values()]
+    .filter(
+      (t) =>
+        t.id.group === GROUP &&
+        t.id.kind === 'ExternalSecret' &&
+        t.id.namespace === namespace &&
+        t.cluster === removed.cluster &&
+        !sides[0].has(keyOf(t.id.name)) &&
+        targetOf(t.object).name === name,
+    )
+    .sort((a, b) => (a.id.name === name ? -1 : b.id.name === name ? 1 : a.id.name.localeCompare(b.id.name)));
+  return fillers[0];
+}
+
+/**
  * The call-out for a Secret gone from the new side (`removed`) when the new side adds an
- * ExternalSecret of its name and namespace that fills it. `sides`: both sides' objects by key.
+ * ExternalSecret in its namespace that fills it. `sides`: both sides' objects by key.
  */
 export function secretReplacedFindings(
   removed: TreeObject,
@@ -57,17 +85,14 @@ export function secretReplacedFindings(
   base: Base,
 ): SecretReplacedFinding[] {
   const { namespace, name } = removed.id;
-  const prefix = removed.cluster ? `${removed.cluster}\0` : '';
-  const key = prefix + objectKey({ group: GROUP, kind: 'ExternalSecret', namespace, name });
-  const added = sides[1].get(key);
-  if (!added || sides[0].has(key)) return [];
+  const added = addedFiller(removed, sides);
+  if (!added) return [];
   const target = targetOf(added.object);
-  if (target.name !== name) return [];
   const by = describeId(added.id).replace(/^ExternalSecret\//, '');
   const message =
     `${base.object} is replaced by ExternalSecret ${by} (creationPolicy ${target.creationPolicy}): ` +
     `the sync prunes the Secret, Argo CD (prune) and Flux (prune: true) alike, while external-secrets takes over one with no ownerReference, ` +
-    `so it may be deleted after external-secrets took it; ${whatHappens(target.creationPolicy, namespace, name)}`;
+    `so it may be deleted after external-secrets took it; ${whatHappens(target.creationPolicy, namespace, name, added.id.name)}`;
   return [
     {
       ...base,

@@ -376,6 +376,39 @@ test('a Secret replaced by an ExternalSecret of the same name (a --secrets strat
   assert.deepEqual(only(both, 'secret-replaced'), []);
 });
 
+test('a Secret replaced by an ExternalSecret of another name whose spec.target.name is that Secret is the same warning, its wait naming the ExternalSecret (external-secrets apis/externalsecrets/v1 ExternalSecretTarget.Name: the Secret it fills)', () => {
+  const secret: KObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'capvault-creds', namespace: 'capvault-system' },
+    type: 'Opaque',
+  };
+  const externalSecret = (name: string, namespace: string, target: Record<string, unknown>): KObject => ({
+    apiVersion: 'external-secrets.io/v1',
+    kind: 'ExternalSecret',
+    metadata: { name, namespace },
+    spec: { secretStoreRef: { kind: 'ClusterSecretStore', name: 'vault' }, target, data: [] },
+  });
+  const renamed = externalSecret('capvault-creds-es', 'capvault-system', { name: 'capvault-creds' });
+  const report = review([secret], [renamed]);
+  const [f] = only(report, 'secret-replaced');
+  assert.ok(f, JSON.stringify(report.findings));
+  assert.equal(f.risk, 'warning');
+  assert.equal(f.externalSecret, 'ExternalSecret/capvault-system/capvault-creds-es');
+  assert.equal(f.creationPolicy, 'Owner');
+  assert.match(f.message, /replaced by ExternalSecret capvault-system\/capvault-creds-es/);
+  assert.match(f.message, /annotate secret capvault-creds /);
+  assert.match(f.message, /kubectl -n capvault-system wait externalsecret\/capvault-creds-es --for=condition=Ready/);
+  assertValidJson(report);
+  // one in another namespace, or one that fills another Secret, replaces nothing
+  const elsewhere = externalSecret('capvault-creds-es', 'other-system', { name: 'capvault-creds' });
+  assert.deepEqual(only(review([secret], [elsewhere]), 'secret-replaced'), []);
+  const another = externalSecret('capvault-creds-es', 'capvault-system', { name: 'something-else' });
+  assert.deepEqual(only(review([secret], [another]), 'secret-replaced'), []);
+  // the ExternalSecret was there already: the Secret goes alone
+  assert.deepEqual(only(review([secret, renamed], [renamed]), 'secret-replaced'), []);
+});
+
 test("a provider moved to another namespace: its Deployment's move is a warning with the safe way (old and new managers both run during the sync, leases in different namespaces); other objects' moves stay info", () => {
   const deployment = corpusObject('Deployment', 'capi-controller-manager');
   const service = corpusObject('Service', 'capi-webhook-service');
