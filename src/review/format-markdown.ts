@@ -130,7 +130,8 @@ function riskName(f: Finding): string {
   if (f.type === 'image-content') return 'same tag, new content';
   if (f.type === 'destination') return 'destination changed';
   if (f.type === 'deletion') return 'deletion guard gone';
-  if (f.type === 'namespace-move') return 'manager moved to another namespace';
+  if (f.type === 'namespace-move')
+    return f.object?.startsWith('Deployment/') ? 'manager moved to another namespace' : 'workload moved to another namespace';
   if (f.type === 'secret-replaced') return 'Secret replaced by ExternalSecret';
   if (f.type === 'crd') {
     // its versions are all gone with it: one risk, not also "version removed"

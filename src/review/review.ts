@@ -107,10 +107,15 @@ function versionFinding(
   return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
 }
 
+/** The apps/v1 kinds whose move runs the old and the new one at once during the sync. */
+const MOVED_WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
+
 /**
  * An object moved to another namespace. A Deployment's move is a provider's: during the sync the
  * old manager and the new one both run, their leader-election leases in different namespaces, so
- * each thinks it leads; clusterctl cannot move a provider's namespace on upgrade either.
+ * each thinks it leads; clusterctl cannot move a provider's namespace on upgrade either. A
+ * StatefulSet's or DaemonSet's move runs the old and the new one at once the same way (a provider's
+ * DaemonSet twice on every node); a DaemonSet has no replicas to scale, so it is deleted instead.
  */
 function namespaceMove(
   from: TreeObject['id'],
@@ -119,14 +124,23 @@ function namespaceMove(
 ): Finding {
   const message = `${from.kind}/${from.name} moved from namespace ${from.namespace || '(cluster)'} to ${to || '(cluster)'}`;
   const finding = { ...base, type: 'namespace-move' as const, from: from.namespace, to, message };
-  if (from.group !== 'apps' || from.kind !== 'Deployment' || !from.namespace) return finding;
+  if (from.group !== 'apps' || !MOVED_WORKLOAD_KINDS.has(from.kind) || !from.namespace) return finding;
+  const kind = from.kind.toLowerCase();
+  const stop =
+    from.kind === 'DaemonSet'
+      ? `\`kubectl -n ${from.namespace} delete daemonset ${from.name}\``
+      : `\`kubectl -n ${from.namespace} scale ${kind} ${from.name} --replicas=0\``;
+  const both =
+    from.kind === 'Deployment'
+      ? `during the sync the old and new managers both run, each leading by its own lease (leader election is per namespace)`
+      : `during the sync the old and new ${from.kind}s both run${from.kind === 'DaemonSet' ? ' on every node' : ''} (the old one is pruned once the new one is applied), and a leader election among them is per namespace, so each leads`;
   return {
     ...finding,
     risk: 'warning',
     message:
-      `${message}: during the sync the old and new managers both run, each leading by its own lease (leader election is per namespace), ` +
+      `${message}: ${both}, ` +
       `and clusterctl cannot change a provider's namespace on upgrade; to move safely, stop the old one first ` +
-      `(\`kubectl -n ${from.namespace} scale deployment ${from.name} --replicas=0\` before the sync), ` +
+      `(${stop} before the sync), ` +
       `or sync in two steps: remove the provider, then add it in ${to || 'the new namespace'}`,
   };
 }
