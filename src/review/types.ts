@@ -220,8 +220,8 @@ export interface WebhookFinding extends FindingBase {
 }
 
 /**
- * A Secret removed while an ExternalSecret of its name and namespace that fills it is added: the
- * sync prunes the Secret external-secrets takes over.
+ * A Secret removed while an ExternalSecret of its namespace that fills it (`spec.target.name`, or
+ * its own name when absent) is added: the sync prunes the Secret external-secrets takes over.
  */
 export interface SecretReplacedFinding extends FindingBase {
   type: 'secret-replaced';
