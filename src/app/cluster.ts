@@ -71,6 +71,7 @@ import {
 import { resolveCluster } from './resolve.js';
 import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestAsker } from './image-pins.js';
+import { gateWithOtherClusters } from './fleet-secrets.js';
 import type { ProviderVariables, RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
@@ -619,8 +620,15 @@ async function layOut(
   if (layout === 'argocd' && encrypted.length > 0) sopsWarnings.push(argocdSopsWarning(encrypted));
   if (layout === 'kustomize' && encrypted.length > 0) sopsWarnings.push(kustomizeSopsWarning(encrypted));
   if (layout === 'flux' && encrypted.length > 0) sopsWarnings.push(...sopsKeySecretWarnings(files, encrypted));
-  inTree(() =>
-    finalGate(files, { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) }, needles, new Set(inline)),
+  gateWithOtherClusters(files, options, () =>
+    inTree(() =>
+      finalGate(
+        files,
+        { path: path.basename(resolution.lockFile), text: serializeLockfile(resolution.lock.lock) },
+        needles,
+        new Set(inline),
+      ),
+    ),
   );
   const overridden = unmanagedObjects(placed.components, unmanaged);
   const warnings = [

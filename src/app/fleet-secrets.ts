@@ -5,7 +5,7 @@
  */
 import type { Manifest } from '../manifest/types.js';
 import { findConfigSecret } from '../manifest/references.js';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { FleetSecrets, secretNeedles, secretValues, type RunSecrets, type SecretNeedles } from '../secrets/index.js';
 import type { FleetCluster } from '../manifest/fleet-expand.js';
 import { runSecrets } from './providers.js';
@@ -37,4 +37,22 @@ async function fleetRunSecrets(manifest: Manifest, options: RenderOptions): Prom
     if (err instanceof CapiGitopsError) return { values: new Map(), manifests: [] };
     throw err;
   }
+}
+
+/**
+ * The cluster's own gate (`gate`) and, in a fleet, the search for the other clusters' values
+ * (otherClustersLeaks): the problems of both thrown together, each once.
+ */
+export function gateWithOtherClusters(files: ReadonlyMap<string, string>, options: RenderOptions, gate: () => void): void {
+  const others = options.otherClustersLeaks?.(files) ?? [];
+  const problems: Diagnostic[] = [];
+  try {
+    gate();
+  } catch (err) {
+    if (!(err instanceof CapiGitopsError)) throw err;
+    problems.push(...err.diagnostics);
+  }
+  const told = new Set(problems.map((d) => JSON.stringify(d)));
+  problems.push(...others.filter((d) => !told.has(JSON.stringify(d))));
+  if (problems.length > 0) throw new CapiGitopsError(problems);
 }

@@ -62,6 +62,7 @@ import { resolveCluster } from './resolve.js';
 import { readmeCommandFor, renderCluster } from './cluster.js';
 import { mergeSecretsNotGiven } from './providers.js';
 import { fleetSecrets } from './fleet-secrets.js';
+import type { FleetSecrets } from '../secrets/index.js';
 import { prepareWiring, userChartPath } from './wiring.js';
 import type { RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 import { agreedImageDigests } from './image-pins.js';
@@ -671,12 +672,11 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
       const result = await renderCluster(
         context,
         { ...resolution, manifest: clusterManifest(cluster, layout) },
-        { ...clusterOptions(options, layout, cluster, variables, told), fleetImageDigests },
+        { ...clusterOptions(options, layout, cluster, variables, told, secrets), fleetImageDigests },
       );
       warnings.push(...result.warnings.map((w): [string, string] => [cluster.name, w]));
       notGiven.push(...(result.secretsNotGiven ?? []));
       renderedLocks.set(cluster.name, result.lock.lock);
-      secrets.refuseLeaks(cluster.name, clusterDirectory(cluster.name), result.files);
       // after a problem the run fails: what is left is rendered for its problems, not written
       if (problems.size > 0) continue;
       const files = argo ? withoutOwnApplicationSet(argo, cluster.name, result.files) : result.files;
@@ -756,11 +756,14 @@ function clusterOptions(
   cluster: FleetCluster,
   variables: ClusterVariables[],
   told: ClusterDiagnostics,
+  secrets: FleetSecrets,
 ): RenderOptions {
   return {
     ...options,
     layout,
     outputSubdirectory: clusterDirectory(cluster.name),
+    // told with the cluster's own gate's problems, which a refused file name would otherwise stop first
+    otherClustersLeaks: (files) => secrets.clusterLeaks(cluster.name, clusterDirectory(cluster.name), files),
     fleetCluster: cluster.name,
     clusterGitopsEntry: clusterGitopsEntry(cluster),
     onGivenVariables: collectVariables(cluster, variables),

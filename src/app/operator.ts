@@ -11,6 +11,7 @@ import { findConfigSecret } from '../manifest/references.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import { finalGate, readRunSecrets, secretNeedles, secretValues, urlCredentialProblem, urlCredentials } from '../secrets/index.js';
 import { prepareWiring } from './wiring.js';
+import { gateWithOtherClusters } from './fleet-secrets.js';
 import { pinImages } from './image-pins.js';
 import type { RenderOptions, RenderResult, Resolution } from './types.js';
 import type { RenderedComponent } from '../render/types.js';
@@ -131,7 +132,9 @@ export async function renderOperatorCluster(resolution: Resolution, options: Ren
   options.onSecretValues?.(needles);
   for (const warning of turtlesSecretWarnings(resolution)) options.onWarning?.(warning);
   for (const warning of configReachingNoProvider(resolution)) options.onWarning?.(warning);
-  finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles);
+  gateWithOtherClusters(rendered.files, options, () =>
+    finalGate(rendered.files, { path: path.basename(resolution.lockFile), text: serializeLockfile(rendered.lock.lock) }, needles),
+  );
   return {
     ...resolution,
     ...rendered,

@@ -66,6 +66,11 @@ export interface RenderOptions {
   /** Called with every form of every secret value as soon as they are known (GitHub Actions masks). */
   onSecretValues?: (needles: SecretNeedles) => void;
   /**
+   * A fleet's search of a cluster's final files for the other clusters' secret values (secrets/gate.ts
+   * FleetSecrets), told with the cluster's own gate's problems: one refused file name does not hide them.
+   */
+  otherClustersLeaks?: (files: ReadonlyMap<string, string>) => Diagnostic[];
+  /**
    * `check` and `diff`: under a strategy that keeps secret values out of the output (refuse,
    * external-secrets, flux-substitute), a value that lands in a Secret's data, and a configSecret
    * Secret, may be missing: the output does not depend on them.

@@ -634,10 +634,9 @@ export class FleetSecrets {
     }
   }
 
-  /** Throws the leaks of `cluster`'s files (in `directory` of the output), if any. */
-  refuseLeaks(cluster: string, directory: string, files: ReadonlyMap<string, string>): void {
-    const problems = this.leaks(cluster, files).map((d) => ({ ...d, file: `${directory}/${d.file}` }));
-    if (problems.length > 0) throw new CapiGitopsError(problems);
+  /** The leaks of `cluster`'s files (in `directory` of the output), told with its own gate's problems. */
+  clusterLeaks(cluster: string, directory: string, files: ReadonlyMap<string, string>): Diagnostic[] {
+    return this.leaks(cluster, files).map((d) => ({ ...d, file: `${directory}/${d.file}` }));
   }
 
   /**

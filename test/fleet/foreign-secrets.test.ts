@@ -32,9 +32,11 @@ interface FleetInput {
   usConfigMapData?: string;
   /** More of us-1's entry (YAML lines indented by 2). */
   usEntry?: string;
+  /** The name of the ConfigMap us-1's additionalManifests add (its output file is named after it). */
+  usObjectName?: string;
 }
 
-function fleet({ usRegion = 'us-east-1', usConfigMapData, usEntry = '' }: FleetInput = {}): string[] {
+function fleet({ usRegion = 'us-east-1', usConfigMapData, usEntry = '', usObjectName = 'legacy' }: FleetInput = {}): string[] {
   const manifest = path.join(exampleCopy(), 'management-cluster');
   rmSync(path.join(manifest, 'capi-gitops.lock.yaml'));
   const extra = usConfigMapData ? ', additionalManifests: {name: us-extra}' : '';
@@ -52,7 +54,9 @@ function fleet({ usRegion = 'us-east-1', usConfigMapData, usEntry = '' }: FleetI
   const configMap = usConfigMapData
     ? [
         'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: us-extra, namespace: capex-system}\ndata:\n  manifests: |\n' +
-          '    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: legacy, namespace: capex-system}\n    data:\n' +
+          '    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: ' +
+          usObjectName +
+          ', namespace: capex-system}\n    data:\n' +
           usConfigMapData,
       ]
     : [];
@@ -120,6 +124,25 @@ async function renderEuWithUsDestination(usDestination: string, secretFiles: str
   const usEntry = `  argocd: {values: {destination: {name: "${usDestination}"}}}\n`;
   return { manifestPaths: fleet({ usEntry }), layout: 'argocd', set, outputDir: out, clusters: ['eu-1'], secretFiles };
 }
+
+test("a cluster whose own gate refuses a file name (its own value) has the other clusters' values in its files told in the same run, no value quoted", async () => {
+  const data = '      region: us\n';
+  const error = await rejection(
+    renderOutput({ manifestPaths: fleet({ usRegion: EU_TOKEN, usConfigMapData: data, usObjectName: US_TOKEN }) }),
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  const own = error.diagnostics.filter((d) => /secret value of API_TOKEN, raw or encoded/.test(d.message));
+  const foreign = error.diagnostics.filter((d) => /secret value of API_TOKEN of cluster eu-1/.test(d.message));
+  assert.ok(own.length > 0, error.message);
+  assert.ok(foreign.length > 0, error.message);
+  assert.ok(
+    [...own, ...foreign].every((d) => d.file?.startsWith('clusters/us-1/')),
+    error.diagnostics.map((d) => `${d.file} ${d.object}`).join('\n'),
+  );
+  const told = error.diagnostics.map((d) => JSON.stringify(d));
+  assert.equal(new Set(told).size, told.length, error.message);
+  for (const secret of [EU_TOKEN, US_TOKEN]) assert.ok(!error.message.includes(secret), error.message);
+});
 
 test("the fleet's ApplicationSet is searched too: a cluster's value in the chart values of a cluster --cluster does not render is refused there", async () => {
   const options = await renderEuWithUsDestination(EU_TOKEN);
