@@ -113,6 +113,11 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
         logged.add(line);
         progress.log(line);
       },
+      warn: (line) => {
+        if (logged.has(line)) return;
+        logged.add(line);
+        progress.warn(`warning: ${line}`);
+      },
     },
     // Printed as soon as found, so they are seen even when the run then fails.
     onWarning: (warning) =>

@@ -85,6 +85,8 @@ export interface NetworkSourceOptions {
   /** Timeouts, retries, the size cap and the run's deadline. */
   http?: Partial<HttpPolicy>;
   log?: (line: string) => void;
+  /** A warning about an answer (entries of a listing skipped for their shape): told even with --quiet. */
+  warn?: (line: string) => void;
   onProgress?: (event: SourceProgressEvent) => void;
   /** Where the request was declared, copied into every diagnostic. */
   origin?: DiagnosticOrigin;

@@ -184,6 +184,29 @@ test('all releases are listed across Link-paginated pages of 100; drafts skipped
   assert.deepEqual(h.events, [{ type: 'resolve', source: CAPI_URL }]);
 });
 
+test('release list entries of the wrong type are skipped with one warning naming the repository, the count and the first bad field; none usable is an error saying so, never "no versions"', async (t) => {
+  const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
+  const good = { tag_name: 'v1.12.0', draft: false, prerelease: false, assets: [] };
+  h.fake.inject({ path: RELEASES_PATH, status: 200, body: JSON.stringify([good, { tag_name: 42, draft: false }, 'v1.11.0']) });
+  const warnings: string[] = [];
+  assert.deepEqual(await h.open({ warn: (line) => warnings.push(line) }).listVersions(), ['v1.12.0']);
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0]!, /kubernetes-sigs\/cluster-api/);
+  assert.match(warnings[0]!, /skipped 2 entries of the wrong shape/);
+  assert.match(warnings[0]!, /\[1\]\.tag_name is a number/);
+
+  h.fake.inject({ path: RELEASES_PATH, status: 200, body: JSON.stringify([{ tag_name: { name: 'v1.12.0' } }, { tag_name: null }]) });
+  const error = await rejection(h.open({ warn: (line) => warnings.push(line) }).listVersions());
+  assert.equal(error.diagnostics.length, 1, error.message);
+  const [d] = error.diagnostics;
+  assert.match(d!.message, /kubernetes-sigs\/cluster-api/);
+  assert.match(d!.message, /all 2 entries are of the wrong shape/);
+  assert.match(d!.message, /\[0\]\.tag_name is an object/);
+  assert.match(d!.expected ?? '', /tag_name a string/);
+  assert.match(d!.hint ?? '', /--github-api-url/);
+  assert.match(d!.hint ?? '', /proxy/);
+});
+
 test('a next-page Link to another host is refused, so the token cannot follow it', async (t) => {
   const h = await harness(t, { 'kubernetes-sigs/cluster-api': [capiRelease('v1.12.0')] });
   h.fake.inject({ path: RELEASES_PATH, status: 200, headers: { link: `<${h.fake.storageUrl}/steal?page=2>; rel="next"` }, body: '[]' });

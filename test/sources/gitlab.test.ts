@@ -180,6 +180,25 @@ test('a "latest" URL lists the package versions through the packages API, across
   assert.match(unresolved.message, /"latest" .* has not been resolved/);
 });
 
+test('package list entries of the wrong type are skipped with one warning naming the project, the count and the first bad field; none usable is an error saying so', async (t) => {
+  const wrong = (version: unknown): Package => ({ name: 'cluster-api', version: version as string, files: {} });
+  const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.12.0'), wrong(42), wrong(null)], { pageSize: 2 });
+  const warnings: string[] = [];
+  assert.deepEqual(await open(fake, packageUrl(fake, 'latest'), { warn: (line) => warnings.push(line) }).listVersions(), ['v1.12.0']);
+  assert.equal(warnings.length, 1, warnings.join('\n'));
+  assert.match(warnings[0]!, /group%2Fproject|group\/project/);
+  assert.match(warnings[0]!, /skipped 2 entries of the wrong shape/);
+  assert.match(warnings[0]!, /\[1\]\.version is a number/);
+
+  const bad = await FakeGitLab.start(t, [wrong(42), wrong({ v: 1 })]);
+  const error = await rejection(open(bad, packageUrl(bad, 'latest'), { warn: (line) => warnings.push(line) }).listVersions());
+  assert.equal(error.diagnostics.length, 1, error.message);
+  const [d] = error.diagnostics;
+  assert.match(d!.message, /all 2 entries are of the wrong shape/);
+  assert.match(d!.message, /\[0\]\.version is a number/);
+  assert.match(d!.hint ?? '', /proxy/);
+});
+
 test('a next-page link to another host is refused, so the token cannot follow it', async (t) => {
   const fake = await FakeGitLab.start(t, [kubeadmPackage('v1.10.4'), kubeadmPackage('v1.12.0')], { pageSize: 1 });
   fake.nextLinkOrigin = 'http://localhost:9';

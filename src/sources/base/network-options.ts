@@ -10,7 +10,7 @@ export function isHttpUrl(url: string | undefined): url is string {
 
 /** The run's network options for one request; a configSecret token a header cannot carry is refused before any request. */
 export function networkOptions(request: RepositoryRequest, context: SourceContext) {
-  const { cache, offline, http, log, onProgress, env, runMemo } = context.options;
+  const { cache, offline, http, log, warn, onProgress, env, runMemo } = context.options;
   const credentialProblems = configSecretCredentialProblems(request.credentials ?? {}, request.origin);
   if (credentialProblems.length > 0) throw new CapiGitopsError(credentialProblems);
   return {
@@ -18,6 +18,7 @@ export function networkOptions(request: RepositoryRequest, context: SourceContex
     offline,
     http,
     log,
+    warn,
     onProgress,
     env,
     runMemo,

@@ -9,7 +9,7 @@ export const githubSource: SourceModule = {
   open: async (request, context) => {
     if (request.from !== 'url' || !isHttpUrl(request.url)) return null;
     const { openGitHubRepository } = await import('./repository.js');
-    const { cache, offline, log, onProgress, origin, env, credentials, runMemo } = networkOptions(request, context);
+    const { cache, offline, log, warn, onProgress, origin, env, credentials, runMemo } = networkOptions(request, context);
     const github = context.options.github ?? {};
     const fromSecret = githubTokenFromSecret(credentials);
     return openGitHubRepository(request.url, {
@@ -21,6 +21,7 @@ export const githubSource: SourceModule = {
       cache,
       offline,
       log,
+      warn,
       onProgress,
       origin,
       runMemo,

@@ -20,6 +20,7 @@ import { artifactFromBytes } from '../base/artifact.js';
 import { sha256Hex } from '../../core/digest.js';
 import { onceUntilFailure, parseJsonBody, SourceClient, type PlainResponse, type RevalidatedResponse } from '../base/client.js';
 import { fetchAdapter, HttpError, redactUrl } from '../base/http.js';
+import { entryShapeProblem, jsonType, SkippedEntries } from '../base/listing-shape.js';
 import type { GitHubSettings, NetworkSourceOptions } from '../request.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
@@ -122,20 +123,15 @@ interface ApiRelease {
   assets: ApiAsset[];
 }
 
-/** A listed release: a tag to offer (its assets are read when its tag is asked for). */
-function isListedRelease(value: unknown): value is Pick<ApiRelease, 'tag_name' | 'draft'> {
-  return typeof value === 'object' && value !== null && typeof (value as ApiRelease).tag_name === 'string';
+/** The first field of a listed release (a tag to offer; its assets are read when its tag is asked for) not of the type read. */
+function listedReleaseProblem(value: unknown, index: number): string | undefined {
+  return entryShapeProblem(value, index, { tag_name: 'string' }, { draft: 'boolean' });
 }
+
+const LISTED_RELEASE_SHAPE = 'a list of GitHub releases, each an object with tag_name a string (draft a boolean when present)';
 
 const RELEASE_SHAPE =
   'a GitHub release: tag_name a string, assets a list of objects each with a string name and url (browser_download_url and digest strings when present)';
-
-/** What a JSON value is, in a problem's words (never the value: it may be huge, or nested a million deep). */
-function jsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
 
 /** The first field of a release answer that is not of the type read, e.g. `assets[0].name is an object`; undefined when it is a release. */
 function releaseShapeProblem(value: unknown): string | undefined {
@@ -329,7 +325,10 @@ class GitHubRepository implements GitHubReleaseRepository {
   private async fetchReleases(): Promise<string[]> {
     this.options.onProgress?.({ type: 'resolve', source: this.location });
     const releases: string[] = [];
-    let url: string | undefined = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
+    const first = `${this.apiBase}/repos/${this.slug}/releases?per_page=100`;
+    const skipped = new SkippedEntries();
+    let entries = 0;
+    let url: string | undefined = first;
     for (let page = 1; url; page++) {
       if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of releases in ${this.slug}`);
       const { data, link }: { data: unknown; link?: string } = await this.getJson(url, {
@@ -342,11 +341,25 @@ class GitHubRepository implements GitHubReleaseRepository {
       });
       if (!Array.isArray(data)) throw this.client.error(`GET ${redactUrl(url)} did not answer a list of releases`);
       for (const release of data) {
-        if (isListedRelease(release) && !release.draft) releases.push(release.tag_name);
+        const problem = listedReleaseProblem(release, entries++);
+        if (problem !== undefined) skipped.skip(problem);
+        else if (!(release as ApiRelease).draft) releases.push((release as ApiRelease).tag_name);
       }
       url = this.client.nextPage(link, url, this.apiOrigin, `GitHub's release list of ${this.slug}`);
     }
+    const listing = `GitHub's list of releases of ${this.slug} (GET ${redactUrl(first)})`;
+    if (releases.length === 0 && skipped.count > 0)
+      throw this.client.error(skipped.noneUsable(listing, entries), { expected: LISTED_RELEASE_SHAPE, hint: this.answerHint });
+    const warning = skipped.warning(listing);
+    if (warning !== undefined) this.options.warn?.(warning);
     return releases;
+  }
+
+  /** What to check when an answer of the API is not of the shape read. */
+  private get answerHint(): string {
+    return this.options.apiUrl
+      ? `check that ${this.apiBase} (--github-api-url, or Config github.apiUrl) is a GitHub REST API root, and any proxy between you and it`
+      : `check any proxy between you and ${this.apiBase}`;
   }
 
   /** URLs taken from API answers are requested with the token, so they must stay on the API's origin. */
@@ -398,9 +411,7 @@ class GitHubRepository implements GitHubReleaseRepository {
     if (problem !== undefined) {
       throw this.client.error(`GitHub's answer for release ${tag} of ${this.slug} (GET ${redactUrl(url)}) is not a release: ${problem}`, {
         expected: RELEASE_SHAPE,
-        hint: this.options.apiUrl
-          ? `check that ${this.apiBase} (--github-api-url, or Config github.apiUrl) is a GitHub REST API root, and any proxy between you and it`
-          : `check any proxy between you and ${this.apiBase}`,
+        hint: this.answerHint,
       });
     }
     return data as ApiRelease;

@@ -21,6 +21,7 @@ import { sha256Hex } from '../../core/digest.js';
 import { artifactFromBytes } from '../base/artifact.js';
 import { parseJsonBody, SourceClient, type RevalidatedResponse } from '../base/client.js';
 import { isLoopbackHost, redactUrl } from '../base/http.js';
+import { entryShapeProblem, SkippedEntries } from '../base/listing-shape.js';
 import type { NetworkSourceOptions } from '../request.js';
 import { environmentCredentialProblem, GITLAB_HOSTS_VARIABLE } from '../credentials.js';
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
@@ -122,10 +123,13 @@ interface ApiPackage {
   status?: string;
 }
 
-function isApiPackage(value: unknown): value is ApiPackage {
-  const entry = value as ApiPackage;
-  return typeof value === 'object' && value !== null && typeof entry.name === 'string' && typeof entry.version === 'string';
+/** The first field of a package entry not of the type read, e.g. `[2].version is a number`; undefined when it is one. */
+function packageShapeProblem(value: unknown, index: number): string | undefined {
+  return entryShapeProblem(value, index, { name: 'string', version: 'string' }, { package_type: 'string', status: 'string' });
 }
+
+const PACKAGE_LIST_SHAPE =
+  'a list of GitLab packages, each an object with name and version strings (package_type and status strings when present)';
 
 class GitLabRepository implements ProviderRepository {
   readonly sourceType = 'gitlab';
@@ -164,17 +168,22 @@ class GitLabRepository implements ProviderRepository {
     const packageName = decodeURIComponent(this.parts.packageName);
     const query = new URLSearchParams({ package_type: 'generic', package_name: packageName, per_page: '100' });
     const versions: string[] = [];
-    let url: string | undefined = `${this.projectUrl}/packages?${query}`;
+    const first = `${this.projectUrl}/packages?${query}`;
+    const skipped = new SkippedEntries();
+    let entries = 0;
+    let url: string | undefined = first;
     for (let page = 1; url; page++) {
       if (page > MAX_PAGES) throw this.client.error(`more than ${MAX_PAGES} pages of packages in ${this.location}`);
       const answer: RevalidatedResponse = await this.get(url, { action: `list the versions of package ${packageName}`, listing: true });
       const data = parseJsonBody(answer.body);
       if (!Array.isArray(data))
         throw this.client.error(`GET ${redactUrl(url)} did not answer a list of packages`, { hint: 'check the GitLab host in the URL' });
-      for (const entry of data) {
+      for (const entry of data as ApiPackage[]) {
+        const problem = packageShapeProblem(entry, entries++);
+        if (problem !== undefined) skipped.skip(problem);
         // package_name matches by substring; only the exact, usable package counts.
         const usable =
-          isApiPackage(entry) &&
+          problem === undefined &&
           entry.name === packageName &&
           (entry.package_type ?? 'generic') === 'generic' &&
           (entry.status ?? 'default') === 'default';
@@ -182,7 +191,21 @@ class GitLabRepository implements ProviderRepository {
       }
       url = this.client.nextPage(answer.headers.link, url, this.parts.origin, `GitLab's package list of ${this.location}`);
     }
+    this.tellSkipped(skipped, versions.length, entries, first);
     return versions;
+  }
+
+  /** Entries skipped for their shape: a warning, or the error when no version is left. */
+  private tellSkipped(skipped: SkippedEntries, versions: number, entries: number, url: string): void {
+    const listing = `GitLab's list of package ${this.parts.packageName} in project ${this.parts.projectSlug} (GET ${redactUrl(url)})`;
+    if (versions === 0 && skipped.count > 0) {
+      throw this.client.error(skipped.noneUsable(listing, entries), {
+        expected: PACKAGE_LIST_SHAPE,
+        hint: `check that ${this.parts.origin} is a GitLab whose packages API (${this.projectUrl}/packages) answers, and any proxy between you and it`,
+      });
+    }
+    const warning = skipped.warning(listing);
+    if (warning !== undefined) this.options.warn?.(warning);
   }
 
   /** clusterctl GetFile: `<project>/packages/generic/<package>/<version>/<file>`. */
