@@ -675,10 +675,24 @@ function checkFiles(files: ReadonlyMap<string, string>, subdirectory: string | u
     check();
   } catch (err) {
     if (!(err instanceof CapiGitopsError) || !subdirectory) throw err;
+    const output = (file: string) => files.has(file) || redactedOutput(file, files);
     throw new CapiGitopsError(
-      err.diagnostics.map((d) => (d.file !== undefined && files.has(d.file) ? { ...d, file: `${subdirectory}/${d.file}` } : d)),
+      err.diagnostics.map((d) => (d.file !== undefined && output(d.file) ? { ...d, file: `${subdirectory}/${d.file}` } : d)),
     );
   }
+}
+
+/** A file the gate named with a secret value hidden (`configmap-[secret TOKEN].yaml`): one of `files`. */
+function redactedOutput(file: string, files: ReadonlyMap<string, string>): boolean {
+  if (!file.includes('[secret ')) return false;
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(
+    `^${file
+      .split(/\[secret [^\]]+\]/)
+      .map(escape)
+      .join('.+')}$`,
+  );
+  return [...files.keys()].some((name) => pattern.test(name));
 }
 
 /** The chart that draws a layout's wiring (Config.gitops.chart or the built-in one), with every values layer. */

@@ -139,6 +139,13 @@ test("a cluster whose own gate refuses a file name (its own value) has the other
     [...own, ...foreign].every((d) => d.file?.startsWith('clusters/us-1/')),
     error.diagnostics.map((d) => `${d.file} ${d.object}`).join('\n'),
   );
+  // the file whose name holds us-1's value, named redacted, in us-1's folder too
+  const named = error.diagnostics.filter((d) => /the output file's name would contain the secret value of API_TOKEN/.test(d.message));
+  assert.ok(named.length > 0, error.message);
+  assert.ok(
+    named.every((d) => d.file?.startsWith('clusters/us-1/') && d.file.includes('[secret API_TOKEN]')),
+    named.map((d) => d.file).join('\n'),
+  );
   const told = error.diagnostics.map((d) => JSON.stringify(d));
   assert.equal(new Set(told).size, told.length, error.message);
   for (const secret of [EU_TOKEN, US_TOKEN]) assert.ok(!error.message.includes(secret), error.message);
