@@ -73,6 +73,7 @@ import { renderOperatorCluster } from './operator.js';
 import { pinImages, registryDigests, type DigestAsker } from './image-pins.js';
 import { gateWithOtherClusters } from './fleet-secrets.js';
 import type { ProviderVariables, RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
+import { escapeRegExp } from '../core/regexp.js';
 
 export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
 
@@ -685,11 +686,10 @@ function checkFiles(files: ReadonlyMap<string, string>, subdirectory: string | u
 /** A file the gate named with a secret value hidden (`configmap-[secret TOKEN].yaml`): one of `files`. */
 function redactedOutput(file: string, files: ReadonlyMap<string, string>): boolean {
   if (!file.includes('[secret ')) return false;
-  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(
     `^${file
       .split(/\[secret [^\]]+\]/)
-      .map(escape)
+      .map(escapeRegExp)
       .join('.+')}$`,
   );
   return [...files.keys()].some((name) => pattern.test(name));

@@ -1,5 +1,6 @@
 /** A fleet's cluster names, shortened for messages: `c000–c099, eu-1` (what two stages print). */
 import { compareStrings, formatDiagnostic, type Diagnostic } from './diagnostics.js';
+import { escapeRegExp } from './regexp.js';
 
 /**
  * Cluster names, with runs of consecutive numbers under one prefix and width written as ranges:
@@ -33,8 +34,8 @@ export function clusterRanges(names: readonly string[]): string {
 }
 
 /** A cluster's name as a word of a path (`clusters/eu-1/…-eu-1-…`), not inside another word. */
-function nameIn(cluster: string): RegExp {
-  return new RegExp(`(?<![A-Za-z0-9])${cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9])`, 'g');
+export function clusterNameIn(cluster: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(cluster)}(?![A-Za-z0-9])`, 'g');
 }
 
 /**
@@ -55,7 +56,7 @@ export class DiagnosticsByCluster {
    */
   add(d: Diagnostic, cluster?: string, joiner = ': '): void {
     // a file of the cluster's own tree (clusters/<name>/…, named after it) is the same place in each cluster
-    const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.replace(nameIn(cluster), '\0') } : d);
+    const key = formatDiagnostic(cluster && d.file ? { ...d, file: d.file.replace(clusterNameIn(cluster), '\0') } : d);
     const entry = this.seen.get(key) ?? { diagnostic: d, clusters: [] };
     if (cluster !== undefined) {
       // told at the first cluster's file, whichever cluster ran first (kept, not searched: a fleet adds one per cluster)

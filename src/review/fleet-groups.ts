@@ -6,6 +6,7 @@
  */
 import { clusterOf } from './objects.js';
 import type { ComponentDiff, Finding } from './types.js';
+import { clusterNameIn } from '../core/cluster-ranges.js';
 
 /** What a cluster's name reads as in what several clusters share. */
 export const CLUSTER_PLACEHOLDER = '<cluster>';
@@ -16,8 +17,7 @@ export const CLUSTER_PLACEHOLDER = '<cluster>';
  */
 export function withoutCluster(text: string, cluster: string): string {
   if (!cluster) return text;
-  const name = cluster.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return text.replace(new RegExp(`(?<![A-Za-z0-9])${name}(?![A-Za-z0-9])`, 'g'), CLUSTER_PLACEHOLDER);
+  return text.replace(clusterNameIn(cluster), CLUSTER_PLACEHOLDER);
 }
 
 export interface ClusterGroup<T> {

@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { isManifestName, LOCKFILE_NAME } from '../manifest/files.js';
 import { fileHoldsOnlySecrets, holdsOnlySecrets } from './secret-only-files.js';
+import { escapeRegExp } from '../core/regexp.js';
 
 const run = promisify(execFile);
 const MAX_OUTPUT = 256 * 1024 * 1024;
@@ -123,9 +124,8 @@ interface Tree {
  */
 function outOfTree(problem: object, tree: Tree): { message?: string; expected?: string; hint?: string } {
   const { root, top, ref, materialized } = tree;
-  const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // the root, and what follows it up to a space or a quote
-  const treePath = new RegExp(escaped(root) + '(?:' + escaped(path.sep) + '[^\\s\'"`]*)?', 'g');
+  const treePath = new RegExp(escapeRegExp(root) + '(?:' + escapeRegExp(path.sep) + '[^\\s\'"`]*)?', 'g');
   const ofCommit = (rel: string) => [...materialized].find((f) => rel === f || rel.startsWith(f));
   const fields = problem as { message?: unknown; expected?: unknown; hint?: unknown };
   const named: string[] = [];

@@ -7,7 +7,7 @@
  * applied. These notes say what to run.
  */
 import { posix } from 'node:path';
-import { clusterRanges } from '../core/cluster-ranges.js';
+import { clusterNameIn, clusterRanges } from '../core/cluster-ranges.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { apiGroup, type KObject } from '../core/kobject.js';
 import { shellWord } from '../core/shell.js';
@@ -177,8 +177,7 @@ function newClustersOnce(applies: readonly { cluster: string | undefined; note: 
   const groups = new Map<string, string[]>();
   const out: string[] = [];
   for (const { cluster, note } of applies) {
-    const key =
-      cluster === undefined ? undefined : note.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(cluster)}(?![A-Za-z0-9])`, 'g'), PLACE);
+    const key = cluster === undefined ? undefined : note.replace(clusterNameIn(cluster), PLACE);
     if (key === undefined || !key.startsWith(NEW)) out.push(note);
     else groups.set(key, [...(groups.get(key) ?? []), cluster!]);
   }
@@ -190,8 +189,6 @@ function newClustersOnce(applies: readonly { cluster: string | undefined; note: 
     );
   return out;
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {

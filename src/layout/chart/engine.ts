@@ -17,6 +17,7 @@ import { setOwnValue } from '../../core/own-keys.js';
 import { describeParseError, templateProblems } from './template-check.js';
 import { closestName } from '../../manifest/fields.js';
 import { STRICT_LOOKUP, strictJavaScriptCompiler, type DeclaredKeys, type LookupSite } from './strict.js';
+import { escapeRegExp } from '../../core/regexp.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -171,7 +172,7 @@ function valuesPath(id: unknown): string | undefined {
 /** The first line of `source` that includes partial `name` (`{{> name}}`, `{{#> name}}`, `include "name"`). */
 function includeAt(source: string | undefined, name: string): { line?: number; column?: number } {
   if (source === undefined) return {};
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(name);
   const pattern = new RegExp(`\\{\\{~?#?>\\s*${escaped}(?![\\w-])|\\{\\{~?[^{}]*?include\\s+["']${escaped}["']`);
   const found = pattern.exec(source);
   if (!found) return {};

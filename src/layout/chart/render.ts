@@ -8,6 +8,7 @@ import type { ChartContext, ChartDocument, ChartFile, LoadedChart } from './type
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { formatFieldPath } from '../../manifest/fields.js';
 import { YamlBudget } from '../../yaml/bounds.js';
+import { escapeRegExp } from '../../core/regexp.js';
 
 export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
@@ -58,7 +59,7 @@ function writingLine(
     if (!text.includes('{{') || text.replace(/\{\{[\s\S]*?\}\}/g, '').trim() === '') return false;
     const pattern = text
       .split(/\{\{[\s\S]*?\}\}/)
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .map(escapeRegExp)
       .join('[\\s\\S]*');
     return new RegExp(`^${pattern}$`).test(rendered);
   });
