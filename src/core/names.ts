@@ -71,5 +71,8 @@ export const CUT_STEM_HASH_DIGITS = 8;
  * a name over the limit keeps only the start of what was cut, so that start ends just before.
  */
 export function fileNameCuts(text: string): number[] {
-  return [...text.matchAll(new RegExp(`-[0-9a-f]{${CUT_STEM_HASH_DIGITS}}\\.yaml(?![a-z0-9.-])`, 'g'))].map((m) => m.index);
+  return [...text.matchAll(CUT_STEM_END)].map((m) => m.index);
 }
+
+// matchAll copies it, so one global expression serves every call
+const CUT_STEM_END = new RegExp(`-[0-9a-f]{${CUT_STEM_HASH_DIGITS}}\\.yaml(?![a-z0-9.-])`, 'g');

@@ -107,9 +107,6 @@ function versionFinding(
   return { ...base, risk: 'info', direction: 'changed', message: `${name} ${from} → ${to}` };
 }
 
-/** The apps/v1 kinds whose move runs the old and the new one at once during the sync. */
-const MOVED_WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
-
 /**
  * An object moved to another namespace. A Deployment's move is a provider's: during the sync the
  * old manager and the new one both run, their leader-election leases in different namespaces, so
@@ -124,7 +121,7 @@ function namespaceMove(
 ): Finding {
   const message = `${from.kind}/${from.name} moved from namespace ${from.namespace || '(cluster)'} to ${to || '(cluster)'}`;
   const finding = { ...base, type: 'namespace-move' as const, from: from.namespace, to, message };
-  if (from.group !== 'apps' || !MOVED_WORKLOAD_KINDS.has(from.kind) || !from.namespace) return finding;
+  if (from.group !== 'apps' || !WORKLOAD_KINDS.has(from.kind) || !from.namespace) return finding;
   const kind = from.kind.toLowerCase();
   const stop =
     from.kind === 'DaemonSet'

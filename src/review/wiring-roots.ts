@@ -7,7 +7,8 @@
  * applied. These notes say what to run.
  */
 import { posix } from 'node:path';
-import { clusterNameIn, clusterRanges } from '../core/cluster-ranges.js';
+import { clusterRanges } from '../core/cluster-ranges.js';
+import { CLUSTER_PLACEHOLDER, withoutCluster } from './fleet-groups.js';
 import { compareStrings } from '../core/diagnostics.js';
 import { apiGroup, type KObject } from '../core/kobject.js';
 import { shellWord } from '../core/shell.js';
@@ -172,19 +173,18 @@ function needsFirst(root: FileObject, trees: WrittenTrees): FileObject[] {
  * where each one's name goes.
  */
 function newClustersOnce(applies: readonly { cluster: string | undefined; note: string }[]): string[] {
-  const PLACE = '<cluster>';
-  const NEW = `cluster ${PLACE} is new in the output: after pushing, apply its root `;
+  const NEW = `cluster ${CLUSTER_PLACEHOLDER} is new in the output: after pushing, apply its root `;
   const groups = new Map<string, string[]>();
   const out: string[] = [];
   for (const { cluster, note } of applies) {
-    const key = cluster === undefined ? undefined : note.replace(clusterNameIn(cluster), PLACE);
+    const key = cluster === undefined ? undefined : withoutCluster(note, cluster);
     if (key === undefined || !key.startsWith(NEW)) out.push(note);
     else groups.set(key, [...(groups.get(key) ?? []), cluster!]);
   }
   for (const [key, clusters] of groups)
     out.push(
       clusters.length === 1
-        ? key.split(PLACE).join(clusters[0]!)
+        ? key.split(CLUSTER_PLACEHOLDER).join(clusters[0]!)
         : `clusters ${clusterRanges(clusters)} are new in the output: after pushing, apply each one's root ${key.slice(NEW.length)}`,
     );
   return out;
