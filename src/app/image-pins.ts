@@ -153,14 +153,25 @@ function writtenImage(input: PinImagesInput<{ objects: KObject[] }>, component: 
     const first = alterImage(candidate, component.label, secret);
     return 'image' in first ? alterImage(first.image, component.label, config) : first;
   };
-  const text = componentsOf(resolution, component)?.text;
-  const written = new Set([...(text ?? '').matchAll(/^\s*(?:- )?image:\s*["']?([^\s"'#]+)/gm)].map((m) => m[1]!));
-  for (const candidate of [...written].sort(compareStrings)) {
+  const artifact = componentsOf(resolution, component);
+  for (const candidate of artifact ? imagesWrittenIn(artifact) : []) {
     const result = altered(candidate);
     if (candidate !== image && 'image' in result && result.image === image) return { source: candidate };
   }
   return {};
 }
+
+/** The images an artifact's text writes, sorted: read once per artifact, however many images a registry lacks. */
+function imagesWrittenIn(artifact: { text: string }): string[] {
+  let images = writtenImages.get(artifact);
+  if (images === undefined) {
+    images = [...new Set([...artifact.text.matchAll(/^\s*(?:- )?image:\s*["']?([^\s"'#]+)/gm)].map((m) => m[1]!))].sort(compareStrings);
+    writtenImages.set(artifact, images);
+  }
+  return images;
+}
+// keyed by the artifact object, never by its megabytes of text
+const writtenImages = new WeakMap<object, string[]>();
 
 /** The entries without their `images`. */
 function withoutImages(entries: readonly LockEntry[]): LockEntry[] {
