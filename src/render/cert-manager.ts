@@ -6,8 +6,8 @@
  */
 import type { KObject } from '../core/kobject.js';
 import type { ImageMeta } from '../manifest/types.js';
-import { applyImageOverrides } from './images.js';
-import { convertTypedMetadata, FIX_IMAGES_KINDS } from './typed-metadata.js';
+import { applyImageOverrides, FIX_IMAGES_KINDS } from './images.js';
+import { convertTypedMetadata } from './typed-metadata.js';
 import { addLabels, CLUSTERCTL_CORE_LABEL, CLUSTERCTL_LABEL, stringMapOf } from './labels.js';
 
 /** clusterctl config CertManagerImageComponent: the images key for cert-manager. */

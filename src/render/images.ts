@@ -129,8 +129,8 @@ export function alterImage(image: string, component: string, overrides: Record<s
 
 // ---- walking Deployment and DaemonSet pod specs (FixImages / InspectImages) ---------------
 
-/** FixImages and InspectImages look at exactly these kinds. */
-const WORKLOAD_KINDS = new Set(['Deployment', 'DaemonSet']);
+/** FixImages and InspectImages look at exactly these kinds (and convert them to their Go types). */
+export const FIX_IMAGES_KINDS: ReadonlySet<string> = new Set(['Deployment', 'DaemonSet']);
 const CONTAINER_LISTS = ['containers', 'initContainers'] as const;
 
 function podSpecOf(obj: KObject): Record<string, unknown> | undefined {
@@ -152,7 +152,7 @@ function imagePath(entry: ContainerImage): string {
 }
 
 function containerImages(obj: KObject): ContainerImage[] {
-  if (!WORKLOAD_KINDS.has(obj.kind)) return [];
+  if (!FIX_IMAGES_KINDS.has(obj.kind)) return [];
   const podSpec = podSpecOf(obj);
   if (!podSpec) return [];
   const found: ContainerImage[] = [];

@@ -10,17 +10,15 @@
  */
 import { DiagnosticBag } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
-
-/** The kinds FixImages converts (cert-manager's manifest goes through it too). */
-export const FIX_IMAGES_KINDS: ReadonlySet<string> = new Set(['Deployment', 'DaemonSet']);
+import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { FIX_IMAGES_KINDS } from './images.js';
 
 /** The kinds a provider's render converts: FixImages', then fixTargetNamespace's. */
 export const PROVIDER_CONVERTED_KINDS: ReadonlySet<string> = new Set([
   ...FIX_IMAGES_KINDS,
   'ClusterRoleBinding',
   'RoleBinding',
-  'MutatingWebhookConfiguration',
-  'ValidatingWebhookConfiguration',
+  ...WEBHOOK_CONFIGURATION_KINDS,
   'CustomResourceDefinition',
 ]);
 
