@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { ConfigMapObject, LabelSelector } from '../../src/manifest/types.js';
@@ -426,4 +426,53 @@ test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version lab
   const rendered = await runCli(args, { cwd: dir });
   assert.equal(rendered.code, 0, rendered.stderr);
   assert.match(rendered.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1, from configmap/);
+});
+
+test('no spec.version and a ConfigMap labelled 0.11.0 without its v: refused as the operator fails (operator phase_load.go getLatestVersion adds the v), each hint renders', async () => {
+  const dir = tempDir();
+  const configMap = (version: string) =>
+    [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata:',
+      '  name: bootstrap-rke2',
+      '  namespace: rke2-bootstrap-system',
+      '  labels:',
+      '    provider.cluster.x-k8s.io/name: rke2',
+      `    provider.cluster.x-k8s.io/version: ${version}`,
+      'data:',
+      '  components: |',
+      '    apiVersion: v1',
+      '    kind: Namespace',
+      '    metadata: {name: rke2-bootstrap-system}',
+      '  metadata: |',
+      '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
+      '    releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]',
+      '',
+    ].join('\n');
+  writeFileSync(path.join(dir, 'artifacts.yaml'), configMap('0.11.0'));
+  writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
+  const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
+  const refused = await runCli(args, { cwd: dir });
+  assert.equal(refused.code, 1, refused.stdout);
+  assert.match(refused.stderr, /artifacts\.yaml:8:40: .*v0\.11\.0.*0\.11\.0/, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /hint: label the ConfigMap provider\.cluster\.x-k8s\.io\/version: v0\.11\.0, or set spec\.version: 0\.11\.0 on BootstrapProvider\/rke2-bootstrap-system\/rke2\n/,
+  );
+  assert.ok(!existsSync(path.join(dir, 'out')));
+  // the first hint
+  writeFileSync(path.join(dir, 'artifacts.yaml'), configMap('v0.11.0'));
+  const labelled = await runCli(args, { cwd: dir });
+  assert.equal(labelled.code, 0, labelled.stderr);
+  assert.match(labelled.stdout, /resolved bootstrap-rke2 v0\.11\.0, contract v1beta1, from configmap/);
+  // the second
+  writeFileSync(path.join(dir, 'artifacts.yaml'), configMap('0.11.0'));
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    RKE2_FROM_CONFIGMAPS.replace('spec: {fetchConfig: {selector:', 'spec: {version: 0.11.0, fetchConfig: {selector:'),
+  );
+  const pinned = await runCli([...args, '-o', 'out2'], { cwd: dir });
+  assert.equal(pinned.code, 0, pinned.stderr);
+  assert.match(pinned.stdout, /resolved bootstrap-rke2 0\.11\.0, contract v1beta1, from configmap/);
 });

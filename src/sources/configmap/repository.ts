@@ -96,7 +96,7 @@ interface ConfigMapRelease {
 
 export class ConfigMapRepository implements ProviderRepository {
   readonly sourceType = 'configmap';
-  /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps. */
+  /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps, with a `v` before it. */
   readonly defaultVersion: string;
   private readonly origin: DiagnosticOrigin;
   private readonly prefix: string;
@@ -110,7 +110,7 @@ export class ConfigMapRepository implements ProviderRepository {
     this.origin = request.origin;
     this.prefix = messagePrefix(request);
     const versions = [...releases.keys()].sort((a, b) => compareSemantic(parseSemantic(b)!, parseSemantic(a)!));
-    this.defaultVersion = versions[0];
+    this.defaultVersion = `v${versions[0]!.replace(/^v/, '')}`;
   }
 
   /** The version of each selected ConfigMap (the operator accepts pre-releases here too). */
@@ -120,6 +120,9 @@ export class ConfigMapRepository implements ProviderRepository {
 
   async getFile(version: string, fileName: string): Promise<Artifact> {
     const release = this.releases.get(version);
+    if (release === undefined && version === this.defaultVersion && this.releases.has(version.slice(1))) {
+      throw this.unprefixedNewest(version);
+    }
     if (release === undefined) {
       throw new ArtifactNotFoundError({
         ...this.origin,
@@ -132,6 +135,25 @@ export class ConfigMapRepository implements ProviderRepository {
     throw new ArtifactNotFoundError({
       ...this.origin,
       message: `${this.prefix}a ConfigMap release has only ${this.componentsFile} and ${METADATA_FILE}, not ${fileName}`,
+    });
+  }
+
+  /**
+   * No spec.version and the newest ConfigMap labelled without a `v`: the operator asks for
+   * `v` + the newest (getLatestVersion), which no ConfigMap provides, and the provider fails.
+   */
+  private unprefixedNewest(version: string): ArtifactNotFoundError {
+    const { configMap } = this.releases.get(version.slice(1))!;
+    const label = Object.hasOwn(configMap.labels, CONFIGMAP_VERSION_LABEL);
+    return new ArtifactNotFoundError({
+      ...positionOf(configMap, label ? ['metadata', 'labels', CONFIGMAP_VERSION_LABEL] : ['metadata', 'name']),
+      message:
+        `${this.prefix}the provider has no spec.version, so the operator takes the newest release as ${version} ` +
+        `(it puts a v before it) and finds no ConfigMap for it: this one gives ${version.slice(1)}`,
+      expected: `a version with its v (${version}) on the newest ConfigMap, or the provider's spec.version set`,
+      hint: label
+        ? `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: ${version}, or set spec.version: ${version.slice(1)} on ${this.origin.object}`
+        : `label the ConfigMap ${CONFIGMAP_VERSION_LABEL}: ${version} under metadata.labels, or set spec.version: ${version.slice(1)} on ${this.origin.object}`,
     });
   }
 }
