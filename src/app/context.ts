@@ -11,7 +11,7 @@ import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { sha256Hex } from '../core/digest.js';
 import type { Artifact, ProviderRepository } from '../core/repository.js';
 import { checkCharacters, DEFAULT_MAX_ARTIFACT_BYTES, parseArtifact, PARSER_VERSION } from '../yaml/parse.js';
-import { lineNumberAt, splitDocuments } from '../yaml/split.js';
+import { lineColumnAt, splitDocuments } from '../yaml/split.js';
 import { YamlBudget } from '../yaml/bounds.js';
 import type { ArtifactCache } from '../sources/cache.js';
 import type { ImageDigestAnswer, ImageDigestRequest } from '../sources/oci/image-digests.js';
@@ -428,7 +428,7 @@ function checkDocument(budget: YamlBudget, doc: TextDocument, input: CacheablePa
     budget.check(doc.text, input.source);
   } catch (err) {
     if (!(err instanceof CapiGitopsError) || doc.start === 0) throw err;
-    const before = lineNumberAt(input.text, doc.start) - 1;
+    const before = lineColumnAt(input.text, doc.start).line - 1;
     throw new CapiGitopsError(err.diagnostics.map((d) => (d.line === undefined ? d : { ...d, line: d.line + before })));
   }
 }

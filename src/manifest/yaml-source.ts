@@ -3,7 +3,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { mergeConflictProblems } from '../core/merge-conflicts.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { reportDuplicateKeys } from '../yaml/unique-keys.js';
-import { lineNumberAt } from '../yaml/split.js';
+import { lineColumnAt } from '../yaml/split.js';
 import { shellWord } from '../core/shell.js';
 import { MERGE_KEY, jsonKeyOf, resolvePlainScalarTyped, type PlainScalar } from '../yaml/scalar.js';
 import YAML from 'yaml';
@@ -95,8 +95,7 @@ function syntaxDiagnostic(file: string, lineCounter: LineCounter, error: YAMLErr
 function nulDiagnostic(file: string, text: string, offset: number): Diagnostic {
   return {
     file,
-    line: lineNumberAt(text, offset),
-    column: offset - text.lastIndexOf('\n', offset - 1),
+    ...lineColumnAt(text, offset),
     message: 'holds a NUL byte (U+0000), which YAML text cannot hold',
     expected: 'text: a file with no NUL byte',
     hint: `check that the file is the one you meant (it may be binary); remove its NUL bytes: tr -d '\\000' < ${shellWord(file)} > ${shellWord(`${file}.tmp`)} && mv ${shellWord(`${file}.tmp`)} ${shellWord(file)}`,

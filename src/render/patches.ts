@@ -15,7 +15,7 @@ import type { Patch, PatchTarget, ProviderSpec } from '../manifest/types.js';
 import type { ProviderOrigin } from './deployment.js';
 import { imageFields } from './images.js';
 import { libraryParseDocument } from '../yaml/library-parse.js';
-import { lineColumnAt } from '../yaml/parse.js';
+import { lineColumnAt } from '../yaml/split.js';
 import { matchesLabelSelector, parseLabelSelector, type LabelRequirement } from '../core/label-selector.js';
 import { ownValue, setOwnValue } from '../core/own-keys.js';
 

@@ -17,6 +17,7 @@
  * and UTF-8 runes variable-glob.ts; this module runs them and reports.
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
+import { lineColumnAt } from '../yaml/split.js';
 import type { VariableLookup, VariableValue } from './types.js';
 import {
   DOLLAR,
@@ -72,16 +73,6 @@ function excerptAt(text: string, offset: number): string {
   return text.slice(offset, limit).replace(/\r$/, '') + (limit < (lineEnd < 0 ? text.length : lineEnd) ? '…' : '');
 }
 
-function positionOf(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let nl = text.indexOf('\n'); nl >= 0 && nl < offset; nl = text.indexOf('\n', nl + 1)) {
-    line += 1;
-    lineStart = nl + 1;
-  }
-  return { line, column: offset - lineStart + 1 };
-}
-
 function referenceError(
   original: string,
   normalised: NormalisedText,
@@ -91,7 +82,7 @@ function referenceError(
   details: Pick<Diagnostic, 'expected' | 'hint'>,
 ): CapiGitopsError {
   const offset = originalOffset(normalised, start);
-  const { line, column } = positionOf(original, offset);
+  const { line, column } = lineColumnAt(original, offset);
   const where = file === undefined ? ` at line ${line}, column ${column}` : '';
   return new CapiGitopsError({
     message: `variable reference "${excerptAt(original, offset)}"${where}: ${problem}`,

@@ -17,6 +17,7 @@ import { notGivenSecret } from '../render/secret-landing.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
 import { YamlBudget } from '../yaml/bounds.js';
+import { lineColumnAt } from '../yaml/split.js';
 
 /** Where a value was given: its file, and its line and column when known. */
 type GivenAt = NonNullable<VariableValue['position']>;
@@ -452,7 +453,7 @@ function keyPosition(text: string, name: string, file: string): GivenAt {
   let found: RegExpExecArray | undefined;
   for (const match of text.matchAll(key)) found = match;
   if (!found) return { file };
-  return { file, line: text.slice(0, found.index).split('\n').length, column: found[1]!.length + 1 };
+  return { file, line: lineColumnAt(text, found.index).line, column: found[1]!.length + 1 };
 }
 
 /** Key in a configSecret that holds clusterctl's images map rather than a variable. */

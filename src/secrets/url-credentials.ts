@@ -8,6 +8,7 @@
  * `{{ .token }}`) is not a password.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
+import { LineIndex } from '../yaml/split.js';
 
 /** The word before an `@`: a URL's scheme, user and password when it is one. */
 const USERINFO_BEFORE_AT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'`]+):([^\s/@"'`]+)$/i;
@@ -39,6 +40,7 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
   const readmeLast = [...files].sort(([a], [b]) => Number(a.endsWith('README.md')) - Number(b.endsWith('README.md')));
   for (const [file, text] of readmeLast) {
     if (!text.includes('@')) continue;
+    const positions = new LineIndex(text);
     // from each `@` back to the white space before it: a regular expression over the whole text
     // tried every word of the corpus's CRDs (15 ms a cluster)
     for (let at = text.indexOf('@'); at !== -1; at = text.indexOf('@', at + 1)) {
@@ -55,11 +57,9 @@ export function urlCredentials(files: ReadonlyMap<string, string>): UrlCredentia
         if (!known.files.includes(file)) known.files.push(file);
         continue;
       }
-      const lines = text.slice(0, index);
       found.set(url, {
         file,
-        line: lines.split('\n').length,
-        column: index - lines.lastIndexOf('\n'),
+        ...positions.at(index),
         files: [file],
         shown: `${scheme}****@${host}`,
         url,

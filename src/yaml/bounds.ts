@@ -16,7 +16,7 @@
  */
 import YAML, { Lexer } from 'yaml';
 import { CapiGitopsError } from '../core/diagnostics.js';
-import { LineIndex, lineNumberAt } from './split.js';
+import { lineColumnAt } from './split.js';
 
 export interface YamlLimits {
   maxNodesPerDocument: number;
@@ -97,8 +97,7 @@ function checkDoubleQuoted(text: string, source: string): void {
     if (token.startsWith('"') && token.length > MAX_DOUBLE_QUOTED) {
       throw new CapiGitopsError({
         file: source,
-        line: lineNumberAt(text, offset),
-        column: offset - text.lastIndexOf('\n', offset - 1),
+        ...lineColumnAt(text, offset),
         message: `a double-quoted scalar here is longer than ${MAX_DOUBLE_QUOTED / 1024 / 1024} MiB`,
         expected: `a double-quoted scalar of at most ${MAX_DOUBLE_QUOTED / 1024 / 1024} MiB`,
         hint: 'write it as a block scalar (key: |) or single-quoted, which are read whole; or check that the file is what it claims to be',
@@ -244,8 +243,7 @@ function tooMuch(text: string, source: string, offset: number, what: 'nodes' | '
   const nodes = what === 'nodes';
   return new CapiGitopsError({
     file: source,
-    line: lineNumberAt(text, offset),
-    column: offset - text.lastIndexOf('\n', offset - 1),
+    ...lineColumnAt(text, offset),
     message: nodes
       ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
       : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
@@ -440,7 +438,7 @@ export function valuesToJS(doc: YAML.Document, text: string, file: string): unkn
   if (merge !== undefined)
     throw new CapiGitopsError({
       file,
-      ...new LineIndex(text).at(merge.range?.[0] ?? 0),
+      ...lineColumnAt(text, merge.range?.[0] ?? 0),
       message: 'the merge key << takes a map, an alias of one, or a list of them',
       expected: 'a map to merge into this one',
       hint: 'write the value under a key of its own, or merge a map: <<: *name where &name marks a map',
@@ -463,13 +461,13 @@ export function valuesToJS(doc: YAML.Document, text: string, file: string): unkn
     if (unresolved !== undefined)
       throw new CapiGitopsError({
         file,
-        ...new LineIndex(text).at(unresolved.range?.[0] ?? 0),
+        ...lineColumnAt(text, unresolved.range?.[0] ?? 0),
         message: `the alias *${unresolved.source} names no anchor before it in this document`,
         hint: `write the value out here, or set &${unresolved.source} earlier in this document`,
       });
     throw new CapiGitopsError({
       file,
-      ...new LineIndex(text).at(offset ?? 0),
+      ...lineColumnAt(text, offset ?? 0),
       message: `YAML aliases here expand to more than ${MAX_VALUES_ALIAS_COUNT} values`,
       expected: `aliases that expand to at most ${MAX_VALUES_ALIAS_COUNT} values`,
       hint: 'write the repeated values out, or alias fewer of them',

@@ -14,7 +14,7 @@ import { isPlainObject } from '../core/kobject.js';
 import type { KObject } from '../core/kobject.js';
 import { fastParseDocument } from './fast-parse.js';
 import { libraryParseDocument } from './library-parse.js';
-import { LineIndex, splitDocuments } from './split.js';
+import { LineIndex, lineColumnAt, splitDocuments } from './split.js';
 import type { DocumentChunk } from './split.js';
 
 /**
@@ -132,15 +132,10 @@ export function checkCharacters(text: string, source: string): void {
   const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
   throw new CapiGitopsError({
     file: source,
-    ...new LineIndex(text).at(m.index),
+    ...lineColumnAt(text, m.index),
     message: `control character U+${code} is not allowed in YAML`,
     hint: `the Kubernetes YAML parser rejects it; write it as an escape inside a double-quoted string ("\\u${code}")`,
   });
-}
-
-/** 1-based line and column (in UTF-16 units) of an offset. */
-export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
-  return new LineIndex(text).at(offset);
 }
 
 function describeValue(value: unknown): string {

@@ -38,7 +38,7 @@ export function splitDocuments(text: string, source: string): SplitResult {
     if (trimmed.length > 0 && trimmed[0] !== '#') {
       problems.push({
         file: source,
-        line: lineNumberAt(text, lineStart),
+        line: lineColumnAt(text, lineStart).line,
         column: 4,
         message: `invalid YAML document separator: ${JSON.stringify(trimmed.slice(0, 40))} follows "---"`,
         expected: 'a line that is exactly "---", optionally followed by a comment',
@@ -82,7 +82,7 @@ export class LineIndex {
   }
 }
 
-/** 1-based line number of an offset (for one problem). */
-export function lineNumberAt(text: string, offset: number): number {
-  return new LineIndex(text).at(offset).line;
+/** 1-based line and column (in UTF-16 units) of one offset (for one problem; many offsets of one text: a LineIndex). */
+export function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  return new LineIndex(text).at(offset);
 }

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import YAML from 'yaml';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
-import { parseArtifact, parseArtifactDetailed, lineColumnAt, DEFAULT_MAX_ARTIFACT_BYTES } from '../../src/yaml/parse.js';
+import { parseArtifact, parseArtifactDetailed, DEFAULT_MAX_ARTIFACT_BYTES } from '../../src/yaml/parse.js';
+import { lineColumnAt } from '../../src/yaml/split.js';
 import { prng, YAML_FRAGMENTS } from '../helpers/generated-yaml.js';
 
 /** Parses with the fast path and with the full parser only; both must agree. */

@@ -18,6 +18,7 @@ import { describeParseError, templateProblems } from './template-check.js';
 import { closestName } from '../../manifest/fields.js';
 import { STRICT_LOOKUP, strictJavaScriptCompiler, type DeclaredKeys, type LookupSite } from './strict.js';
 import { escapeRegExp } from '../../core/regexp.js';
+import { lineColumnAt } from '../../yaml/split.js';
 
 // Built-in charts are precompiled at build and need only the runtime; a chart read from a
 // directory brings the full compiler (LoadedChart.compilers).
@@ -176,8 +177,7 @@ function includeAt(source: string | undefined, name: string): { line?: number; c
   const pattern = new RegExp(`\\{\\{~?#?>\\s*${escaped}(?![\\w-])|\\{\\{~?[^{}]*?include\\s+["']${escaped}["']`);
   const found = pattern.exec(source);
   if (!found) return {};
-  const before = source.slice(0, found.index);
-  return { line: before.split('\n').length, column: found.index - before.lastIndexOf('\n') };
+  return lineColumnAt(source, found.index);
 }
 
 /**

@@ -10,6 +10,7 @@ import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
 import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { lineColumnAt } from '../../yaml/split.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
 import { chartValues } from './values.js';
 import { otherSyncingTool, yamlSyntaxProblem, type LoadedChart, type ValuesLayer } from './types.js';
@@ -90,12 +91,9 @@ function valueGiving(layers: readonly ValuesLayer[], sets: readonly SetExpressio
 
 /** A values file that is a list or a scalar, told at its first value: Helm reads a values file as a map. */
 function notAMapping(file: string, text: string, doc: YAML.Document, values: unknown): Diagnostic {
-  const start = doc.contents?.range?.[0] ?? 0;
-  const before = text.slice(0, start);
   return {
     file,
-    line: before.split('\n').length,
-    column: start - before.lastIndexOf('\n'),
+    ...lineColumnAt(text, doc.contents?.range?.[0] ?? 0),
     message: `is not a mapping: ${Array.isArray(values) ? 'a list' : `a ${typeof values}`}`,
     expected: 'a YAML mapping of chart values',
     hint: 'write the values as keys of a map, e.g. repoURL: https://git.example.com/platform/mgmt.git',

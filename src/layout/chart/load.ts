@@ -10,6 +10,7 @@ import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
 import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
 import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { lineColumnAt } from '../../yaml/split.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 import type { ChartCompilers } from './compilers.js';
 
@@ -126,9 +127,7 @@ function jsonProblem(text: string, file: string, message: string): Diagnostic {
   const offset = /at position (\d+)/.exec(message)?.[1];
   const reason = message.replace(/\s*(in JSON )?at position \d+( \(line \d+ column \d+\))?/, '');
   if (offset === undefined) return problem(file, `not valid JSON: ${reason}`, 'a JSON Schema document');
-  const before = text.slice(0, Number(offset));
-  const line = before.split('\n').length;
-  const column = before.length - before.lastIndexOf('\n');
+  const { line, column } = lineColumnAt(text, Number(offset));
   return {
     ...problem(
       file,

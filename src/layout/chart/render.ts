@@ -9,6 +9,7 @@ import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { formatFieldPath } from '../../manifest/fields.js';
 import { YamlBudget } from '../../yaml/bounds.js';
 import { escapeRegExp } from '../../core/regexp.js';
+import { LineIndex } from '../../yaml/split.js';
 
 export function templateFile(chart: LoadedChart, template: string): string {
   return chart.origin.startsWith('built-in') ? `${chart.origin}: ${template}` : path.join(chart.origin, template);
@@ -150,6 +151,7 @@ function readDocuments(
 ): ChartDocument[] {
   const documents: ChartDocument[] = [];
   const renderedLines = text.split('\n');
+  const positions = new LineIndex(text);
   const files = [template, ...chart.partials];
   const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
   /** Which of the rendered lines of its text a rendered line (0-based) is, and how many there are. */
@@ -218,7 +220,7 @@ function readDocuments(
     const start = YAML.isNode(node) ? node.range?.[0] : undefined;
     if (start === undefined) return undefined;
     const key = field.at(-1);
-    const renderedLine = text.slice(0, start).split('\n').length - 1;
+    const renderedLine = positions.at(start).line - 1;
     const at = writingLine(files, renderedLines[renderedLine] ?? '', typeof key === 'string' ? key : undefined, ordinalOf(renderedLine));
     if (!at) return undefined;
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
@@ -270,7 +272,7 @@ function readDocuments(
   for (const doc of YAML.parseAllDocuments(text, { uniqueKeys: false, prettyErrors: true, lineCounter })) {
     if ('errors' in doc && doc.errors.length === 0) reportDuplicateKeys(doc, lineCounter);
     const start = (doc.contents?.range ?? doc.range)?.[0];
-    const first = start === undefined ? undefined : text.slice(0, start).split('\n').length;
+    const first = start === undefined ? undefined : positions.at(start).line;
     if ('errors' in doc && doc.errors.length > 0) {
       const e = doc.errors[0]!;
       const line = e.linePos?.[0]?.line;

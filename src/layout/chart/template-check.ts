@@ -6,7 +6,7 @@
  * `include` that names no partial, a call of a helper that does not exist, and `#if`, `#unless`,
  * `#with` or `#each` without their one argument.
  */
-import { lineColumnAt } from '../../yaml/parse.js';
+import { LineIndex, lineColumnAt } from '../../yaml/split.js';
 
 /** A problem in one template file; `line` and `column` are 1-based. */
 export interface TemplateProblem {
@@ -86,7 +86,8 @@ function caretOffset(excerpt: string, caret: number, source: string, line: numbe
     candidates.push(offsets[at + before.length]!);
   }
   // The parser counts lines up to the token it could not take, which may end lines below its start.
-  const near = candidates.filter((o) => lineColumnAt(source, o).line <= line).sort((a, b) => b - a);
+  const positions = new LineIndex(source);
+  const near = candidates.filter((o) => positions.at(o).line <= line).sort((a, b) => b - a);
   return near[0] ?? candidates[0];
 }
 

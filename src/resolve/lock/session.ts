@@ -29,7 +29,7 @@ import {
 import { findLockEntry, lockEntryLabel, type LockEntry, type Lockfile, type LockRequest } from './types.js';
 import { digestMismatch, verifyLockedArtifacts, type LockedDigestPosition, type SourceChange } from './verify.js';
 import { readFileSync } from 'node:fs';
-import { lineColumnAt } from '../../yaml/parse.js';
+import { lineColumnAt } from '../../yaml/split.js';
 import { acceptDigests, acceptedDigest, acceptNameProblems, namesComponent, type AcceptedDigest } from './accept-digests.js';
 
 export interface LockSessionOptions {
