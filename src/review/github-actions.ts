@@ -49,38 +49,67 @@ function annotationRank(f: Finding): number {
   return i < 0 ? ANNOTATION_ORDER.length : i;
 }
 
+/** Annotations of a list, titled `title: kind`; beyond what GitHub shows, the lowest rank first. */
+interface Annotating<T> {
+  level: 'warning' | 'error';
+  title: string;
+  rank(item: T): number;
+  /** An item's kind: in its title, and what the rest are counted by. */
+  kind(item: T): string;
+  annotation(item: T): { file?: string; message: string };
+  /** What the rest are, and where every one is listed. */
+  rest: [what: string, listed: string];
+}
+
+/** One annotation an item, as many as GitHub shows: beyond that, the last says how many more there are. */
+function annotations<T>(items: readonly T[], a: Annotating<T>): string[] {
+  const ordered = items.length > WARNINGS_PER_STEP ? [...items].sort((x, y) => a.rank(x) - a.rank(y)) : items;
+  const shown = ordered.length > WARNINGS_PER_STEP ? ordered.slice(0, WARNINGS_PER_STEP - 1) : ordered;
+  const lines = shown.map((item) => {
+    const { file, message } = a.annotation(item);
+    return command(a.level, { file, title: `${a.title}: ${a.kind(item)}` }, message);
+  });
+  const rest = ordered.slice(shown.length);
+  if (rest.length > 0) {
+    const kinds = new Map<string, number>();
+    for (const kind of rest.map(a.kind)) kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    const counts = [...kinds].map(([kind, n]) => `${n} ${kind}`).join(', ');
+    const [what, listed] = a.rest;
+    const shows = `GitHub shows ${WARNINGS_PER_STEP} ${a.level} annotations a step`;
+    lines.push(
+      command(
+        a.level,
+        { title: `${a.title}: ${rest.length} more` },
+        `${rest.length} more ${what} not annotated (${shows}): ${counts}; ${listed}`,
+      ),
+    );
+  }
+  return lines;
+}
+
 /**
  * `::warning` for each risky finding, pointing at the object's file in `outputDir`. In a fleet it
  * names the clusters, as the call-outs do: a base's file says nothing of who gets the change.
  * Beyond what GitHub shows, the most telling come first and the last says how many more there are.
  */
 export function reviewAnnotations(report: ReviewReport, outputDir: string | undefined): string[] {
-  const warnings = report.findings.filter((f) => f.risk === 'warning');
-  const ordered = warnings.length > WARNINGS_PER_STEP ? [...warnings].sort((a, b) => annotationRank(a) - annotationRank(b)) : warnings;
-  const shown = ordered.length > WARNINGS_PER_STEP ? ordered.slice(0, WARNINGS_PER_STEP - 1) : ordered;
-  const lines = shown.map((f) => {
-    const clusters = findingClusters(report, f);
-    return command(
-      'warning',
-      { file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined, title: `capi-gitops: ${f.type}` },
-      clusters ? `${clusters}: ${f.message}` : f.message,
-    );
-  });
-  const rest = ordered.slice(shown.length);
-  if (rest.length > 0) {
-    const types = new Map<string, number>();
-    for (const f of rest) types.set(f.type, (types.get(f.type) ?? 0) + 1);
-    const counts = [...types].map(([type, n]) => `${n} ${type}`).join(', ');
-    lines.push(
-      command(
-        'warning',
-        { title: `capi-gitops: ${rest.length} more` },
-        `${rest.length} more risky changes not annotated (GitHub shows ${WARNINGS_PER_STEP} warning annotations a step): ${counts}; ` +
-          "the step summary and the diff's output list every one",
-      ),
-    );
-  }
-  return lines;
+  return annotations(
+    report.findings.filter((f) => f.risk === 'warning'),
+    {
+      level: 'warning',
+      title: 'capi-gitops',
+      rank: annotationRank,
+      kind: (f) => f.type,
+      annotation: (f) => {
+        const clusters = findingClusters(report, f);
+        return {
+          file: f.file && outputDir ? workspacePath(path.join(outputDir, f.file)) : undefined,
+          message: clusters ? `${clusters}: ${f.message}` : f.message,
+        };
+      },
+      rest: ['risky changes', "the step summary and the diff's output list every one"],
+    },
+  );
 }
 
 /** What render cannot fix alone (a hand edit, a file to remove by hand) is annotated first. */
@@ -90,30 +119,14 @@ function checkRank(p: CheckReport['problems'][number]): number {
 
 /** `::error` for each file `check` found out of date; beyond what GitHub shows, the last says how many more. */
 export function checkAnnotations(report: CheckReport): string[] {
-  const problems =
-    report.problems.length > WARNINGS_PER_STEP ? [...report.problems].sort((a, b) => checkRank(a) - checkRank(b)) : report.problems;
-  const shown = problems.length > WARNINGS_PER_STEP ? problems.slice(0, WARNINGS_PER_STEP - 1) : problems;
-  const lines = shown.map((p) =>
-    command(
-      'error',
-      { file: workspacePath(path.join(report.directory, p.path)), title: `capi-gitops check: ${p.status}` },
-      `${p.path}: ${p.reason}`,
-    ),
-  );
-  const rest = problems.slice(shown.length);
-  if (rest.length > 0) {
-    const statuses = new Map<string, number>();
-    for (const p of rest) statuses.set(p.status, (statuses.get(p.status) ?? 0) + 1);
-    const counts = [...statuses].map(([status, n]) => `${n} ${status}`).join(', ');
-    lines.push(
-      command(
-        'error',
-        { title: `capi-gitops check: ${rest.length} more` },
-        `${rest.length} more files out of date not annotated (GitHub shows ${WARNINGS_PER_STEP} error annotations a step): ${counts}; the log above lists every one`,
-      ),
-    );
-  }
-  return lines;
+  return annotations(report.problems, {
+    level: 'error',
+    title: 'capi-gitops check',
+    rank: checkRank,
+    kind: (p) => p.status,
+    annotation: (p) => ({ file: workspacePath(path.join(report.directory, p.path)), message: `${p.path}: ${p.reason}` }),
+    rest: ['files out of date', 'the log above lists every one'],
+  });
 }
 
 /** `::error file=…,line=…,col=…::` for each validation problem. */
