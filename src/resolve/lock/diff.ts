@@ -34,36 +34,48 @@ function short(sha256: string): string {
   return `${sha256.slice(0, SHORT_DIGEST)}…`;
 }
 
-/** Everything that differs between two entries of one component, except the version. */
-function entryDetails(before: LockEntry, after: LockEntry): string[] {
+/** Where the old lock records a change: a contract that differs (edited by hand), a pinned image that moved, else the entry. */
+interface LockAt {
+  field?: 'contract';
+  image?: string;
+}
+
+/** Everything that differs between two entries of one component, except the version, and where the old lock records it. */
+function entryDetails(before: LockEntry, after: LockEntry): { details: string[]; at: LockAt } {
   const details: string[] = [];
+  const at: LockAt = {};
   if (before.requestedVersion !== after.requestedVersion)
     details.push(`requested version ${JSON.stringify(before.requestedVersion)} → ${JSON.stringify(after.requestedVersion)}`);
-  if (before.contract !== after.contract) details.push(`contract ${before.contract ?? '(none)'} → ${after.contract ?? '(none)'}`);
+  if (before.contract !== after.contract) {
+    details.push(`contract ${before.contract ?? '(none)'} → ${after.contract ?? '(none)'}`);
+    at.field = 'contract';
+  }
   const sourceBefore = sourceKey(before.source);
   const sourceAfter = sourceKey(after.source);
   if (sourceBefore !== sourceAfter) details.push(`source ${sourceBefore} → ${sourceAfter}`);
   // A new version has new files by definition; their digests are noise then.
-  if (before.version === after.version) details.push(...fileDetails(before, after), ...imageDetails(before, after));
-  return details;
+  if (before.version === after.version) {
+    const images = imageDetails(before, after);
+    details.push(...fileDetails(before, after), ...images.map(({ detail }) => detail));
+    if (images.length > 0) at.image = images[0]!.image;
+  }
+  return { details, at };
 }
 
 /** Pinned images added, removed or moved (same reference, another digest: the tag was pushed again). */
-function imageDetails(before: LockEntry, after: LockEntry): string[] {
+function imageDetails(before: LockEntry, after: LockEntry): { image: string; detail: string }[] {
   const old = new Map((before.images ?? []).map((image) => [image.image, image.digest]));
   const now = new Map((after.images ?? []).map((image) => [image.image, image.digest]));
-  const details: string[] = [];
+  const details: { image: string; detail: string }[] = [];
   for (const image of [...new Set([...old.keys(), ...now.keys()])].sort()) {
     const [from, to] = [old.get(image), now.get(image)];
-    if (from === undefined) details.push(`image ${image} pinned to ${shortDigest(to!)}`);
-    else if (to === undefined) details.push(`image ${image} removed`);
-    else if (from !== to) details.push(`image ${image}: same tag, new content ${shortDigest(from)} → ${shortDigest(to)}`);
+    if (from === undefined) details.push({ image, detail: `image ${image} pinned to ${shortDigest(to!)}` });
+    else if (to === undefined) details.push({ image, detail: `image ${image} removed` });
+    else if (from !== to)
+      details.push({ image, detail: `image ${image}: same tag, new content ${shortDigest(from)} → ${shortDigest(to)}` });
   }
   return details;
 }
-
-/** The image an `imageDetails` line is about. */
-const IMAGE_DETAIL = /^image (\S+?)(?: pinned to | removed$|: same tag, new content )/;
 
 function shortDigest(digest: string): string {
   return `sha256:${short(digest.replace(/^sha256:/, ''))}`;
@@ -114,10 +126,18 @@ function changeLine(change: Omit<LockChange, 'line'>, label: string): string {
  * added, removed or changed in any field, in lock order.
  */
 export function diffLockfiles(before: Pick<Lockfile, 'entries'> | undefined, after: Pick<Lockfile, 'entries'>): LockChange[] {
+  return lockChanges(before, after).map(({ change }) => change);
+}
+
+/** The changes, each with where the old lock records it. */
+function lockChanges(
+  before: Pick<Lockfile, 'entries'> | undefined,
+  after: Pick<Lockfile, 'entries'>,
+): { change: LockChange; at?: LockAt }[] {
   const old = normalizeLockfile(before ?? { entries: [] }).entries;
   const now = normalizeLockfile(after).entries;
   const label = labeller([...old, ...now]);
-  const changes: Omit<LockChange, 'line'>[] = [];
+  const changes: (Omit<LockChange, 'line'> & { at?: LockAt })[] = [];
   const identity = (entry: LockEntry) => ({ kind: entry.kind, name: entry.name, namespace: entry.namespace });
   for (const entry of old) {
     const next = now.find((other) => sameIdentity(other, entry));
@@ -125,16 +145,18 @@ export function diffLockfiles(before: Pick<Lockfile, 'entries'> | undefined, aft
       changes.push({ type: 'removed', ...identity(entry), fromVersion: entry.version, details: [] });
       continue;
     }
-    const details = entryDetails(entry, next);
+    const { details, at } = entryDetails(entry, next);
     if (entry.version !== next.version || details.length > 0) {
-      changes.push({ type: 'changed', ...identity(entry), fromVersion: entry.version, toVersion: next.version, details });
+      changes.push({ type: 'changed', ...identity(entry), fromVersion: entry.version, toVersion: next.version, details, at });
     }
   }
   for (const entry of now) {
     if (!old.some((other) => sameIdentity(other, entry)))
       changes.push({ type: 'added', ...identity(entry), toVersion: entry.version, details: [] });
   }
-  return changes.sort(compareLockEntries).map((change) => ({ ...change, line: changeLine(change, label(change)) }));
+  return changes
+    .sort(compareLockEntries)
+    .map(({ at, ...change }) => ({ change: { ...change, line: changeLine(change, label(change)) }, at }));
 }
 
 export const FROZEN_HINT = 'run `capi-gitops lock` (or render without --frozen), review the change and commit the lockfile';
@@ -161,18 +183,11 @@ export function assertFrozen(
   file?: string,
 ): void {
   if (before === undefined) throw new CapiGitopsError(noLockfileProblem(file));
-  const changes = diffLockfiles(before, after);
+  const changes = lockChanges(before, after);
   if (changes.length === 0) return;
-  const problems: Diagnostic[] = changes.map((change) => ({
+  const problems: Diagnostic[] = changes.map(({ change, at }) => ({
     file,
-    // where the lock records what would change: a contract that differs (edited by hand), a pinned image, else the entry
-    ...(change.type === 'added'
-      ? {}
-      : before.locate?.({
-          ...change,
-          field: change.details.some((d) => d.startsWith('contract ')) ? 'contract' : undefined,
-          image: change.details.map((d) => IMAGE_DETAIL.exec(d)?.[1]).find((image) => image !== undefined),
-        })),
+    ...(change.type === 'added' ? {} : before.locate?.({ ...change, field: at?.field, image: at?.image })),
     message: `${FROZEN}: the lockfile would change: ${change.line}`,
     hint: FROZEN_HINT,
   }));

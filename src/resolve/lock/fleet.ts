@@ -78,20 +78,17 @@ export function fleetLockChanges(previous: Lockfile | undefined, locks: Readonly
 export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile, changes: readonly LockChange[], file: string): void {
   if (previous === undefined) assertFrozen(undefined, lock, file);
   if (serializeLockfile(previous!) === serializeLockfile(lock)) return;
-  const lines = changes.length > 0 ? changes.map((c) => c.line) : ['entries are grouped by cluster differently'];
+  const told = changes.length > 0 ? changes : [{ cluster: undefined, line: 'entries are grouped by cluster differently' }];
   // a cluster gone from Config clusters has no manifest line: the lock's line that lists it is where it is told
   const kept = new Set(lock.entries.flatMap((e) => e.clusters ?? []));
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !kept.has(c)));
   throw new CapiGitopsError(
-    lines.map((line) => {
-      const cluster = [...gone].find((c) => line.startsWith(`${c}: `));
-      return {
-        file,
-        ...(cluster === undefined ? {} : previous?.locate?.({ cluster })),
-        message: `${FROZEN}: the lockfile would change: ${line}`,
-        hint: FROZEN_HINT,
-      };
-    }),
+    told.map(({ cluster, line }) => ({
+      file,
+      ...(cluster === undefined || !gone.has(cluster) ? {} : previous?.locate?.({ cluster })),
+      message: `${FROZEN}: the lockfile would change: ${line}`,
+      hint: FROZEN_HINT,
+    })),
   );
 }
 
