@@ -39,43 +39,59 @@ function firstLine(message: string): string {
   return message.split('\n')[0]!.replace(/ - \d+:\d+$/, '');
 }
 
+interface ChartLine {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/** The lines of a template (first) and its partials, read once for all the problems of its output. */
+interface ChartLines {
+  template: string | undefined;
+  all: ChartLine[];
+  /** Of a line with a tag and text of its own, what it renders: its text, each {{…}} standing for any text. */
+  patterns: (RegExp | undefined)[];
+  /** No loops or partials: the template writes each of its lines at most once, in order. */
+  inOrder: boolean;
+}
+
+function chartLines(files: readonly ChartFile[]): ChartLines {
+  const all = files.flatMap((f) => (f.source ?? '').split('\n').map((text, i) => ({ file: f.path, line: i + 1, text })));
+  const patterns = all.map(({ text }) => {
+    if (!text.includes('{{') || text.replace(/\{\{[\s\S]*?\}\}/g, '').trim() === '') return undefined;
+    const pattern = text
+      .split(/\{\{[\s\S]*?\}\}/)
+      .map(escapeRegExp)
+      .join('[\\s\\S]*');
+    return new RegExp(`^${pattern}$`);
+  });
+  const template = files[0];
+  const inOrder = template !== undefined && !/\{\{~?\s*(?:#each|>|include\b)/.test(template.source ?? '');
+  return { template: template?.path, all, patterns, inOrder };
+}
+
 /**
  * The line of the chart (template or partial) that wrote `rendered`, when exactly one line can
  * have written it: its text, each {{…}} standing for any text; a line of only tags writes no text
  * of its own.
  */
 function writingLine(
-  files: readonly ChartFile[],
+  lines: ChartLines,
   rendered: string,
   /** Of several lines that can have, the one that writes this key itself (`path:`), not a `{{@key}}: …` of a loop. */
   key?: string,
   /** Which of the template's rendered lines of this text it is (0-based), and how many there are. */
   ordinal?: { index: number; count: number },
-): { file: string; line: number; text: string } | undefined {
+): ChartLine | undefined {
   if (rendered.trim() === '' || rendered.trim() === '---') return undefined;
-  const lines = files.flatMap((f) => (f.source ?? '').split('\n').map((text, i) => ({ file: f.path, line: i + 1, text })));
-  const exact = lines.filter((l) => l.text === rendered);
+  const exact = lines.all.filter((l) => l.text === rendered);
   if (exact.length > 0) return exact.length === 1 ? exact[0] : undefined;
-  const matches = lines.filter(({ text }) => {
-    if (!text.includes('{{') || text.replace(/\{\{[\s\S]*?\}\}/g, '').trim() === '') return false;
-    const pattern = text
-      .split(/\{\{[\s\S]*?\}\}/)
-      .map(escapeRegExp)
-      .join('[\\s\\S]*');
-    return new RegExp(`^${pattern}$`).test(rendered);
-  });
+  const matches = lines.all.filter((l, i) => lines.patterns[i]?.test(rendered));
   if (matches.length === 1) return matches[0];
   // A template without loops or partials writes each of its lines at most once, in order: when as
   // many lines rendered this text as can have, the n-th rendered is the n-th line (two documents
   // of one template that write the same name).
-  const template = files[0];
-  if (
-    ordinal !== undefined &&
-    template !== undefined &&
-    matches.length === ordinal.count &&
-    matches.every((l) => l.file === template.path) &&
-    !/\{\{~?\s*(?:#each|>|include\b)/.test(template.source ?? '')
-  )
+  if (ordinal !== undefined && lines.inOrder && matches.length === ordinal.count && matches.every((l) => l.file === lines.template))
     return matches[ordinal.index];
   const own =
     key === undefined
@@ -152,11 +168,23 @@ function readDocuments(
   const documents: ChartDocument[] = [];
   const renderedLines = text.split('\n');
   const positions = new LineIndex(text);
-  const files = [template, ...chart.partials];
+  let lines: ChartLines | undefined;
+  const writing = (rendered: string, key: string | undefined, ordinal: { index: number; count: number }) =>
+    writingLine((lines ??= chartLines([template, ...chart.partials])), rendered, key, ordinal);
+  let sameText: Map<string, number[]> | undefined;
   const seen = new Map<string, { diagnostic: Diagnostic; message: string; count: number }>();
   /** Which of the rendered lines of its text a rendered line (0-based) is, and how many there are. */
   const ordinalOf = (renderedLine: number) => {
-    const same = renderedLines.flatMap((l, i) => (l === renderedLines[renderedLine] ? [i] : []));
+    if (sameText === undefined) {
+      sameText = new Map();
+      for (const [i, l] of renderedLines.entries()) {
+        const same = sameText.get(l);
+        if (same) same.push(i);
+        else sameText.set(l, [i]);
+      }
+    }
+    const rendered = renderedLines[renderedLine];
+    const same = (rendered === undefined ? undefined : sameText.get(rendered)) ?? [];
     return { index: same.indexOf(renderedLine), count: same.length };
   };
   /** The chart line that wrote a rendered line (1-based), when one can have. */
@@ -165,7 +193,7 @@ function readDocuments(
     // of several lines that can have written it, the one that writes its key itself
     return rendered === undefined
       ? undefined
-      : writingLine(files, rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1], ordinalOf(renderedLine - 1));
+      : writing(rendered, /^\s*(?:- )?([^\s:{}[\]]+):/.exec(rendered)?.[1], ordinalOf(renderedLine - 1));
   };
   const tell = (
     renderedLine: number | undefined,
@@ -173,7 +201,7 @@ function readDocuments(
     renderedColumn?: number,
     otherwise?: string,
     /** Where to tell it when no one line can have written the rendered line, and the message then. */
-    fallback?: { at: NonNullable<ReturnType<typeof writingLine>>; message: string },
+    fallback?: { at: ChartLine; message: string },
   ): void => {
     const rendered = renderedLine === undefined ? undefined : renderedLines[renderedLine - 1];
     const traced = renderedLine === undefined ? undefined : lineThatWrote(renderedLine);
@@ -221,7 +249,7 @@ function readDocuments(
     if (start === undefined) return undefined;
     const key = field.at(-1);
     const renderedLine = positions.at(start).line - 1;
-    const at = writingLine(files, renderedLines[renderedLine] ?? '', typeof key === 'string' ? key : undefined, ordinalOf(renderedLine));
+    const at = writing(renderedLines[renderedLine] ?? '', typeof key === 'string' ? key : undefined, ordinalOf(renderedLine));
     if (!at) return undefined;
     const column = typeof key === 'string' ? at.text.indexOf(`${key}:`) : -1;
     return {
