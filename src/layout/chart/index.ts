@@ -4,16 +4,15 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import YAML, { LineCounter } from 'yaml';
+import YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
-import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { valuesToJS } from '../../yaml/bounds.js';
 import { lineColumnAt } from '../../yaml/split.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
-import { chartValues } from './values.js';
-import { otherSyncingTool, yamlSyntaxProblem, type LoadedChart, type ValuesLayer } from './types.js';
+import { chartValues, parseValuesText } from './values.js';
+import { otherSyncingTool, type LoadedChart, type ValuesLayer } from './types.js';
 import { setExpressionValues, setFlag, type SetExpression } from '../../core/helm-set.js';
 import { formatFieldPath } from '../../manifest/fields.js';
 
@@ -122,15 +121,7 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       hint: 'check the path given to --values',
     });
   }
-  // Nodes and depth bounded before the parser sees the text, as for manifests: 100,000 `[` would
-  // overflow its stack and be reported as "Maximum call stack size exceeded".
-  new YamlBudget().check(text, file);
-  const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
-  reportDuplicateKeys(doc, lineCounter);
-  if (doc.errors.length > 0) {
-    throw new CapiGitopsError(yamlSyntaxProblem(doc.errors[0]!, file, 'a YAML mapping of chart values'));
-  }
+  const { doc, lineCounter } = parseValuesText(text, file, 'a YAML mapping of chart values');
   const values = valuesToJS(doc, text, file);
   if (values === null || values === undefined) return { source: file, values: {} };
   if (!isValuesMap(values)) throw new CapiGitopsError(notAMapping(file, text, doc, values));

@@ -8,8 +8,7 @@ import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { VALUES_PARSE_OPTIONS, valuesToJS, YamlBudget } from '../../yaml/bounds.js';
-import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
+import { VALUES_PARSE_OPTIONS, valuesToJS } from '../../yaml/bounds.js';
 import { lineColumnAt } from '../../yaml/split.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 import type { ChartCompilers } from './compilers.js';
@@ -18,7 +17,8 @@ const require = createRequire(import.meta.url);
 
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'charts');
-import { BUILT_IN_CHARTS, yamlSyntaxProblem } from './types.js';
+import { BUILT_IN_CHARTS } from './types.js';
+import { parseValuesText } from './values.js';
 export { BUILT_IN_CHARTS };
 
 const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -37,23 +37,9 @@ function problem(file: string, message: string, expected: string, hint?: string)
 }
 
 function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | undefined {
-  try {
-    new YamlBudget().check(text, file);
-  } catch (err) {
-    bag.addError(err);
-    return undefined;
-  }
-  const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
-  reportDuplicateKeys(doc, lineCounter);
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    bag.add(yamlSyntaxProblem(e, file, 'a YAML mapping'));
-    return undefined;
-  }
   let value: unknown;
   try {
-    value = valuesToJS(doc, text, file);
+    value = valuesToJS(parseValuesText(text, file, 'a YAML mapping').doc, text, file);
   } catch (err) {
     bag.addError(err);
     return undefined;

@@ -2,7 +2,6 @@ import type { Diagnostic } from '../../core/diagnostics.js';
 import type { KObject } from '../../core/kobject.js';
 import type { Values } from '../../core/values.js';
 import type { ChartCompilers } from './compilers.js';
-import type { YAMLError } from 'yaml';
 
 /** The built-in charts' names. */
 export const BUILT_IN_CHARTS = ['argocd', 'flux'] as const;
@@ -162,20 +161,4 @@ export interface ChartDocument {
    * read them, where what the document shows is those values' doing, not a problem of its own.
    */
   unsure?: ReadonlySet<string>;
-}
-
-/** The `yaml` library's first error in a chart's or values file, at its line and column. */
-export function yamlSyntaxProblem(e: YAMLError, file: string, expected: string): Diagnostic {
-  return {
-    file,
-    line: e.linePos?.[0]?.line,
-    column: e.linePos?.[0]?.col,
-    // the parser's own "at line 12, column 1:" repeats the position the diagnostic has
-    message: `not valid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-    expected,
-    hint:
-      e.code === 'DUPLICATE_KEY'
-        ? 'keep one of the two: a key is written once in its map'
-        : 'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause',
-  };
 }
