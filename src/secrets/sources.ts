@@ -16,7 +16,7 @@ import type { VariableLookup, VariableValue } from '../render/types.js';
 import { notGivenSecret } from '../render/secret-landing.js';
 import { setOwnValue } from '../core/own-keys.js';
 import { GITHUB_TOKEN_KEY } from '../sources/credentials.js';
-import { YamlBudget } from '../yaml/bounds.js';
+import { YamlBoundError, YamlBudget } from '../yaml/bounds.js';
 import { lineColumnAt } from '../yaml/split.js';
 
 /** Where a value was given: its file, and its line and column when known. */
@@ -97,7 +97,7 @@ function beyondBounds(text: string, file: string): Diagnostic[] | undefined {
     if (!(error instanceof CapiGitopsError)) throw error;
     // nesting is what a secret file never needs; a node count or a long scalar keeps the bound's own hint
     return error.diagnostics.map((d) =>
-      /nesting/.test(d.message)
+      error instanceof YamlBoundError && error.bound === 'depth'
         ? {
             ...d,
             file,

@@ -15,7 +15,7 @@
  *                                       (each document counting DOCUMENT_NODES more)
  */
 import YAML, { Lexer } from 'yaml';
-import { CapiGitopsError } from '../core/diagnostics.js';
+import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { lineColumnAt } from './split.js';
 
 export interface YamlLimits {
@@ -239,21 +239,34 @@ const SPECIAL = /["'[\]{},#|>]/g;
 const SPACE = 32;
 const TAB = 9;
 
-function tooMuch(text: string, source: string, offset: number, what: 'nodes' | 'depth', limits: YamlLimits): CapiGitopsError {
+/** A document past the bound of nodes or of nesting, which the bound names for a caller to tell in its own words. */
+export class YamlBoundError extends CapiGitopsError {
+  constructor(
+    diagnostic: Diagnostic,
+    readonly bound: 'nodes' | 'depth',
+  ) {
+    super(diagnostic);
+  }
+}
+
+function tooMuch(text: string, source: string, offset: number, what: 'nodes' | 'depth', limits: YamlLimits): YamlBoundError {
   const nodes = what === 'nodes';
-  return new CapiGitopsError({
-    file: source,
-    ...lineColumnAt(text, offset),
-    message: nodes
-      ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
-      : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
-    expected: nodes ? `at most ${limits.maxNodesPerDocument} nodes per document` : `at most ${limits.maxDepth} levels of nesting`,
-    hint: nodes
-      ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_NODES=${limits.maxNodesPerDocument * 2}`
-      : limits.maxDepth < PARSER_MAX_DEPTH
-        ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_DEPTH=${Math.min(limits.maxDepth * 2, PARSER_MAX_DEPTH)}`
-        : `${PARSER_MAX_DEPTH} levels is as deep as the YAML parser reads: check that the file is what it claims to be, and nest it less`,
-  });
+  return new YamlBoundError(
+    {
+      file: source,
+      ...lineColumnAt(text, offset),
+      message: nodes
+        ? `a YAML document here holds more than ${limits.maxNodesPerDocument} nodes`
+        : `YAML nesting here is deeper than ${limits.maxDepth} levels`,
+      expected: nodes ? `at most ${limits.maxNodesPerDocument} nodes per document` : `at most ${limits.maxDepth} levels of nesting`,
+      hint: nodes
+        ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_NODES=${limits.maxNodesPerDocument * 2}`
+        : limits.maxDepth < PARSER_MAX_DEPTH
+          ? `check that the file is what it claims to be; to accept it, raise the limit: CAPI_GITOPS_YAML_MAX_DEPTH=${Math.min(limits.maxDepth * 2, PARSER_MAX_DEPTH)}`
+          : `${PARSER_MAX_DEPTH} levels is as deep as the YAML parser reads: check that the file is what it claims to be, and nest it less`,
+    },
+    what,
+  );
 }
 
 /**
