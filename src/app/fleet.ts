@@ -343,10 +343,21 @@ function releaseKey(release: ReleaseObject, provider: string): string | undefine
   return [`${kind}/${name}`, `${kind}/${namespace}/${name}`].find((k) => Object.hasOwn(release.providers, k));
 }
 
-/** A version problem points at the Release's line for that provider; one without a place, at the Release. */
+/**
+ * A version problem points at the Release's line for that provider, or for cert-manager (a
+ * failure another release met first, read from the run's memo, carries that release's line);
+ * one without a place, at the Release.
+ */
 function releasePosition(release: ReleaseObject, d: Diagnostic): Partial<Diagnostic> {
   const key = d.path === 'spec.version' ? releaseKey(release, d.object ?? '') : undefined;
-  const where = key ? release.locate(['providers', key]) : d.file === undefined ? release.position : undefined;
+  const certManager = d.object === 'Config' && d.path === 'certManager.version' && release.certManager?.version !== undefined;
+  const where = key
+    ? release.locate(['providers', key])
+    : certManager
+      ? release.locate(['certManager', 'version'])
+      : d.file === undefined
+        ? release.position
+        : undefined;
   return where ? { file: where.file, line: where.line, column: where.column } : {};
 }
 

@@ -84,3 +84,20 @@ test('a certManager.version with no directory beside certManager.url is told at 
     /hint: put cert-manager v0\.3\.0's cert-manager\.yaml in .*cert-manager\/v0\.3\.0\/, beside certManager\.url's v0\.1\.0\//,
   );
 });
+
+test("two releases asking for one missing cert-manager version: each told once, at its own certManager.version line (fleets.md: a problem points at the release's line, once)", async () => {
+  const manifest = fleet();
+  writeFileSync(path.join(manifest, 'releases.yaml'), RELEASES.replaceAll(/\{version: v0\.[12]\.0\}/g, '{version: v0.3.0}'));
+  const result = await runCli(['render', '-f', manifest, '-o', path.join(manifest, '..', 'out'), '--offline']);
+  assert.equal(result.code, 1, result.stderr);
+  const errors = result.stderr.split('\n').filter((line) => line.includes(': error: '));
+  // the second release's own check reads the failure the first one met: still told at its line, with lab-1's
+  assert.deepEqual(
+    errors.map((line) => /releases\.yaml:(\d+:\d+): error: ([^:]+): /.exec(line)?.slice(1)),
+    [
+      ['6:24', 'cluster eu-1, release 2026.05.0'],
+      ['13:24', 'cluster lab-1, release 2026.11.0'],
+    ],
+    result.stderr,
+  );
+});
