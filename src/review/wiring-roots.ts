@@ -190,11 +190,35 @@ function newClustersOnce(applies: readonly { cluster: string | undefined; note: 
   return out;
 }
 
+// a root's file is named after its kind (layout/names.ts objectFileName): only those are read
+const rootLike = (p: string) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p));
+
+/**
+ * An ApplicationSet created where no root syncs it (a fleet's, in the output's `argocd/`: each
+ * cluster's root syncs its own `argocd/`) is applied once by hand, as a root is: until then it
+ * generates no Application. A directory with an Application or Kustomization file is taken as
+ * synced by it (the one-cluster `applicationSet: true`, whose root syncs `argocd/`).
+ */
+function unsyncedApplicationSetNotes(trees: WrittenTrees): string[] {
+  const created = trees.created.paths.filter((p) => /^applicationset-.*\.yaml$/.test(posix.basename(p)));
+  const synced = new Set([...trees.newPaths].filter(rootLike).map((p) => posix.dirname(p)));
+  const sets = wiringObjects(new Map(created.filter((p) => !synced.has(posix.dirname(p))).map((p) => [p, trees.created.read(p)])));
+  return sets
+    .filter(({ object }) => object.kind === 'ApplicationSet')
+    .map((set) => {
+      const directory = posix.dirname(set.file);
+      const before = [...trees.oldPaths].some((p) => p.startsWith(`${directory}/`));
+      return (
+        `${before ? `${directory}/ has a new ApplicationSet` : `${directory}/ is new in the output`}: after pushing, apply its ${described(set)} ` +
+        `once (nothing syncs ${directory}/, so no Application it generates exists until then): ` +
+        `kubectl apply -f ${shellWord(trees.shown(set.file))}`
+      );
+    });
+}
+
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */
 export function wiringRootNotes(trees: WrittenTrees): string[] {
-  // a root's file is named after its kind (layout/names.ts objectFileName): only those are read,
-  // then the other files of a removed root's directory (never a removed cluster's CRDs)
-  const rootLike = (p: string) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p));
+  // the roots' files are read, then the other files of a removed root's directory (never a removed cluster's CRDs)
   const removedRoots = wiringObjects(new Map([...trees.removed].filter(([p]) => rootLike(p)))).filter(isRoot);
   const rootDirectories = new Set(removedRoots.map((r) => posix.dirname(r.file)));
   const removed = wiringObjects(new Map([...trees.removed].filter(([p]) => rootDirectories.has(posix.dirname(p)))));
@@ -219,5 +243,5 @@ export function wiringRootNotes(trees: WrittenTrees): string[] {
       `${whatHappened(posix.dirname(root.file), trees.oldPaths, 'new')}: after pushing, apply its root ${described(root)} ` +
       `once (nothing reconciles it until then): kubectl apply ${[...needsFirst(root, trees), root].map((o) => `-f ${shellWord(trees.shown(o.file))}`).join(' ')}`,
   }));
-  return [...notes, ...newClustersOnce(applies)];
+  return [...notes, ...newClustersOnce(applies), ...unsyncedApplicationSetNotes(trees)];
 }

@@ -109,6 +109,27 @@ test('render after an Argo CD fleet cluster is removed: the note names its root 
   );
 });
 
+test("a fleet's first render with one ApplicationSet (applicationSet: true): nothing syncs the output's argocd/, so the notes apply the ApplicationSet too (fleets.md: register it once, with each cluster's root), by a command that works as printed", async () => {
+  const argocd = `${CONFIG}output: {layout: argocd}\ngitops: {path: out, values: {repoURL: https://git.example.com/platform.git, applicationSet: true}}\n`;
+  const { example, run } = fleetExample(
+    `${argocd}clusters:\n- name: c1\n  argocd: {values: {destination: {name: c1}}}\n- name: c2\n  argocd: {values: {destination: {name: c2}}}\n`,
+  );
+  const render = await run('render', '-o', 'out');
+  assert.equal(render.code, 0, render.stderr);
+  const notes = warnings(render.stderr);
+  assert.equal(notes.length, 2, render.stderr);
+  assert.match(notes[0]!, /^warning: clusters c1, c2 are new in the output: after pushing, apply each one's root Application/);
+  const apply = 'kubectl apply -f out/argocd/applicationset-capi-gitops-fleet.yaml';
+  assert.equal(
+    notes[1],
+    'warning: argocd/ is new in the output: after pushing, apply its ApplicationSet argocd/capi-gitops-fleet once ' +
+      `(nothing syncs argocd/, so no Application it generates exists until then): ${apply}`,
+  );
+  assert.match(readFileSync(path.join(example, apply.split(' ').at(-1)!), 'utf8'), /kind: ApplicationSet\n/);
+  const again = await run('render', '-o', 'out');
+  assert.deepEqual(warnings(again.stderr), [], 'told once, by the render that added it');
+});
+
 test('render of a single-cluster flux output become a fleet: the old root is to be deleted, each cluster root to be applied', async () => {
   const { example, fleet, run } = fleetExample(`${CONFIG}output: {layout: flux}\ngitops: {path: out}\n`);
   assert.equal((await run('render', '-o', 'out')).code, 0);
