@@ -76,7 +76,8 @@ const URL_IN_TEXT = /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s"'<>`]+/g;
  * may be a token too).
  */
 function shownFragment(scheme: string, fragment: string): string {
-  return /^oci:\/\/$/i.test(scheme) && /^#[A-Za-z0-9._+-]+\.(?:ya?ml|json)$/.test(fragment) ? fragment : `#${MASK}`;
+  // a URL found in a sentence ends at white space, so it may carry the sentence's `:`, `;`, `,`, `.` or `)`
+  return /^oci:\/\/$/i.test(scheme) && /^#[A-Za-z0-9._+-]+\.(?:ya?ml|json)[:;,.)]*$/.test(fragment) ? fragment : `#${MASK}`;
 }
 
 /** A URL with its userinfo and the values of its query parameters replaced; fragments masked, but for an oci:// file name. */

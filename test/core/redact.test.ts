@@ -18,6 +18,18 @@ test('an oci:// file URL keeps its fragment, the layer title, as the lockfile re
   assert.equal(redactUrlCredentials(full), full);
 });
 
+test("an oci:// file URL followed by a sentence's punctuation keeps its fragment and the punctuation (lock --accept-digest's lines: `…#components.yaml: sha256 …`, `…#components.yaml; metadata.yaml url …`)", () => {
+  const url = `oci://127.0.0.1:5096/capi/core@${DIGEST}#components.yaml`;
+  for (const line of [
+    `accepted cluster-api v1.12.0 core-components.yaml from ${url}: sha256 c6ffefca → 2437481b`,
+    `~ cluster-api v1.12.0: core-components.yaml url ${url} → ${url}; metadata.yaml url ${url} → ${url}`,
+    `(from ${url}), and ${url}.`,
+  ])
+    assert.equal(safeText(line), line);
+  // what follows the punctuation is still a fragment's: masked
+  assert.equal(redactUrlCredentials(`${url};token=secret-value`), `oci://127.0.0.1:5096/capi/core@${DIGEST}#********`);
+});
+
 test('fragments that are not an oci:// file name stay masked, and userinfo and query values in an oci:// URL too', () => {
   assert.equal(redactUrlCredentials('https://example.com/callback#access_token=secret-value'), 'https://example.com/callback#********');
   assert.equal(
