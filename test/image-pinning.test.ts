@@ -710,6 +710,14 @@ test(
       );
       assert.match(failure, /token service .* refused/);
       assert.ok(!failure.includes(USER.password));
+      // its hint, followed literally (the environment's OCI_* go only to the registries the runner names), pins
+      const [helperWarning] = warnings.filter((w) => w.message.includes('credential helper'));
+      const named = `set OCI_USERNAME and OCI_PASSWORD and CAPI_GITOPS_OCI_REGISTRIES=${auth.host}`;
+      assert.ok(helperWarning?.hint?.endsWith(named), helperWarning?.hint);
+      const followed = path.join(tempDir(), 'followed');
+      const oci = { OCI_USERNAME: USER.username, OCI_PASSWORD: USER.password, CAPI_GITOPS_OCI_REGISTRIES: auth.host };
+      await render(options(manifestDir(config), { env: { ...helperEnv, ...oci } }), followed);
+      assert.equal(deploymentImages(followed).manager, `${auth.host}/private/cluster-api-controller:v1.0.0@${pushed.digest}`);
     } finally {
       await auth.close();
     }

@@ -222,7 +222,7 @@ async function resolveRegistry(registry: string, locations: ImageLocation[], run
     run.options.onWarning?.({
       file: run.docker.file,
       message: `the Docker config file names the credential helper docker-credential-${helper} for ${registry}; capi-gitops does not run credential helpers, so it asks ${registry} without those credentials`,
-      hint: `if ${registry} needs them, add an auths entry for it (docker login with no credsStore writes one) or set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password}`,
+      hint: `if ${registry} needs them, add an auths entry for it (docker login with no credsStore writes one) or set ${OCI_CREDENTIAL_KEYS.username} and ${OCI_CREDENTIAL_KEYS.password} and ${OCI_REGISTRIES_VARIABLE}=${host}`,
     });
   // the environment's OCI_* go only to registries the runner named (CAPI_GITOPS_OCI_REGISTRIES)
   const fromEnv = dockerCredentials ? {} : ociCredentials(undefined, run.env, new URL(`${plainHttp(host) ? 'http' : 'https'}://${host}`));
