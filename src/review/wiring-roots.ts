@@ -193,19 +193,47 @@ function newClustersOnce(applies: readonly { cluster: string | undefined; note: 
 // a root's file is named after its kind (layout/names.ts objectFileName): only those are read
 const rootLike = (p: string) => /^(kustomization|application)-.*\.yaml$/.test(posix.basename(p));
 
+const applicationSetLike = (p: string) => /^applicationset-.*\.yaml$/.test(posix.basename(p));
+
+/** The ApplicationSets of `files` in a directory the tree `paths` has no root file in: applied by hand. */
+function unsyncedApplicationSets(files: ReadonlyMap<string, string>, paths: ReadonlySet<string>): FileObject[] {
+  const synced = new Set([...paths].filter(rootLike).map((p) => posix.dirname(p)));
+  const unsynced = [...files].filter(([p]) => applicationSetLike(p) && !synced.has(posix.dirname(p)));
+  return wiringObjects(new Map(unsynced)).filter(({ object }) => object.kind === 'ApplicationSet');
+}
+
+/** How deleting an ApplicationSet leaves what its Applications applied: kept with preserveResourcesOnDeletion. */
+function applicationSetSafety({ object }: FileObject): string {
+  const syncPolicy = (object.spec as { syncPolicy?: { preserveResourcesOnDeletion?: unknown } } | undefined)?.syncPolicy;
+  return syncPolicy?.preserveResourcesOnDeletion === true
+    ? 'which is safe: it has preserveResourcesOnDeletion, so what its Applications applied stays'
+    : 'but without preserveResourcesOnDeletion its Applications may delete what they applied with them';
+}
+
 /**
- * An ApplicationSet created where no root syncs it (a fleet's, in the output's `argocd/`: each
- * cluster's root syncs its own `argocd/`) is applied once by hand, as a root is: until then it
- * generates no Application. A directory with an Application or Kustomization file is taken as
- * synced by it (the one-cluster `applicationSet: true`, whose root syncs `argocd/`).
+ * An ApplicationSet where no root syncs it (a fleet's, in the output's `argocd/`: each cluster's
+ * root syncs its own `argocd/`) is applied once by hand, as a root is: until then it generates no
+ * Application; removed, it stays and keeps generating them. A directory with an Application or
+ * Kustomization file is taken as synced by it (the one-cluster `applicationSet: true`, whose root
+ * syncs `argocd/`).
  */
 function unsyncedApplicationSetNotes(trees: WrittenTrees): string[] {
-  const created = trees.created.paths.filter((p) => /^applicationset-.*\.yaml$/.test(posix.basename(p)));
-  const synced = new Set([...trees.newPaths].filter(rootLike).map((p) => posix.dirname(p)));
-  const sets = wiringObjects(new Map(created.filter((p) => !synced.has(posix.dirname(p))).map((p) => [p, trees.created.read(p)])));
-  return sets
-    .filter(({ object }) => object.kind === 'ApplicationSet')
-    .map((set) => {
+  const created = new Map(trees.created.paths.filter(applicationSetLike).map((p) => [p, trees.created.read(p)]));
+  const createdSets = unsyncedApplicationSets(created, trees.newPaths);
+  const stillThere = new Set(createdSets.map(identity));
+  const removed = unsyncedApplicationSets(trees.removed, trees.oldPaths).filter((set) => !stillThere.has(identity(set)));
+  const removals = removed.map((set) => {
+    const directory = posix.dirname(set.file);
+    const left = ![...trees.newPaths].some((p) => p.startsWith(`${directory}/`));
+    const { commands } = deleteByHand(undefined, [set]);
+    return (
+      `${left ? `${directory}/ left the output, but its ${described(set)}` : `${directory}/ no longer has ${described(set)}, but it`} ` +
+      `(applied by hand) stays in the management cluster, where it keeps generating the Applications the clusters' roots ` +
+      `apply now; delete it there, ${applicationSetSafety(set)}: ${commands.join('; ')}`
+    );
+  });
+  return removals.concat(
+    createdSets.map((set) => {
       const directory = posix.dirname(set.file);
       const before = [...trees.oldPaths].some((p) => p.startsWith(`${directory}/`));
       return (
@@ -213,7 +241,8 @@ function unsyncedApplicationSetNotes(trees: WrittenTrees): string[] {
         `once (nothing syncs ${directory}/, so no Application it generates exists until then): ` +
         `kubectl apply -f ${shellWord(trees.shown(set.file))}`
       );
-    });
+    }),
+  );
 }
 
 /** One note per root the write removed (what to delete in the management cluster) and per root it created (what to apply once). */

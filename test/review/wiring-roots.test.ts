@@ -111,9 +111,8 @@ test('render after an Argo CD fleet cluster is removed: the note names its root 
 
 test("a fleet's first render with one ApplicationSet (applicationSet: true): nothing syncs the output's argocd/, so the notes apply the ApplicationSet too (fleets.md: register it once, with each cluster's root), by a command that works as printed", async () => {
   const argocd = `${CONFIG}output: {layout: argocd}\ngitops: {path: out, values: {repoURL: https://git.example.com/platform.git, applicationSet: true}}\n`;
-  const { example, run } = fleetExample(
-    `${argocd}clusters:\n- name: c1\n  argocd: {values: {destination: {name: c1}}}\n- name: c2\n  argocd: {values: {destination: {name: c2}}}\n`,
-  );
+  const fleetText = `${argocd}clusters:\n- name: c1\n  argocd: {values: {destination: {name: c1}}}\n- name: c2\n  argocd: {values: {destination: {name: c2}}}\n`;
+  const { example, fleet, run } = fleetExample(fleetText);
   const render = await run('render', '-o', 'out');
   assert.equal(render.code, 0, render.stderr);
   const notes = warnings(render.stderr);
@@ -128,6 +127,16 @@ test("a fleet's first render with one ApplicationSet (applicationSet: true): not
   assert.match(readFileSync(path.join(example, apply.split(' ').at(-1)!), 'utf8'), /kind: ApplicationSet\n/);
   const again = await run('render', '-o', 'out');
   assert.deepEqual(warnings(again.stderr), [], 'told once, by the render that added it');
+
+  // applicationSet turned off: the ApplicationSet applied by hand stays, generating the Applications the clusters' roots now apply too
+  writeFileSync(fleet, fleetText.replace(', applicationSet: true', ''));
+  const off = await run('render', '-o', 'out');
+  assert.equal(off.code, 0, off.stderr);
+  assert.deepEqual(warnings(off.stderr), [
+    'warning: argocd/ left the output, but its ApplicationSet argocd/capi-gitops-fleet (applied by hand) stays in the management ' +
+      "cluster, where it keeps generating the Applications the clusters' roots apply now; delete it there, which is safe: it has " +
+      'preserveResourcesOnDeletion, so what its Applications applied stays: kubectl delete -n argocd applicationset.argoproj.io/capi-gitops-fleet',
+  ]);
 });
 
 test('render of a single-cluster flux output become a fleet: the old root is to be deleted, each cluster root to be applied', async () => {
