@@ -7,7 +7,8 @@ import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
 import { readFileSync } from 'node:fs';
-import { OutputStage, writeOutput, type WriteSummary } from '../output/write.js';
+import { lockOutput, OutputStage, type WriteSummary } from '../output/write.js';
+import type { PreparedFile } from '../core/prepared-file.js';
 import { encodeOutput } from '../output/encoded-output.js';
 import { onInterrupt } from '../core/interrupt.js';
 import { wiringRootNotes } from '../review/index.js';
@@ -28,36 +29,56 @@ export type RenderResult = OutputResult & {
  */
 export async function render(options: RenderOptions, output: string): Promise<RenderResult> {
   const stage = new OutputStage(path.resolve(output), output);
-  // a signal removes what the stage holds, or waits for its commit to end
-  let committing: Promise<WriteSummary> | undefined;
-  const withdraw = onInterrupt(() => committing ?? stage.abort());
+  // a signal removes what the stage holds, or waits for the write to end
+  let writing: Promise<RenderResult> | undefined;
+  const withdraw = onInterrupt(() => writing ?? stage.abort());
   try {
     // what the output holds (clusters --cluster keeps, sops files, the wiring's place) is read from it
     const result = await renderOutput({ ...options, outputDir: options.outputDir ?? path.resolve(output) }, stage);
-    // One transaction: the lockfile is prepared first and renamed right after the output's swap.
-    const lock = await prepareLockfile(result.lockFile, result.lock.lock);
-    if (result.fleet) {
-      committing = stage.commit(lock ? [lock] : []);
-      const summary = await committing;
-      const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
-      summary.warnings.push(...rootNotes(summary, written, output));
-      return { ...result, summary, written, lockWritten: lock !== undefined };
-    }
-    await stage.abort();
-    const encoded = encodeOutput(result.files);
-    const summary = await writeOutput(path.resolve(output), encoded.bytes, {
-      alongside: lock ? [lock] : [],
-      known: { digests: encoded.digests },
-      shownAs: output,
-    });
-    summary.warnings.push(...rootNotes(summary, result.files, output));
-    return { ...result, summary, written: result.files, lockWritten: lock !== undefined };
+    if (!result.fleet) await stage.abort();
+    writing = result.fleet ? commitFleet(stage, result, output) : writeCluster(result, output);
+    return await writing;
   } catch (err) {
     await stage.abort();
     throw err;
   } finally {
     withdraw();
   }
+}
+
+/**
+ * One transaction, one writer: the output directory's lock is taken first, then the lockfile is
+ * read, compared and prepared under it, and renamed right after the output's swap. Decided before
+ * the lock, a render that found the lockfile holding its lock already left there the one another
+ * render wrote meanwhile, beside its own output.
+ */
+async function writeCluster(result: OutputResult, output: string): Promise<RenderResult> {
+  const encoded = encodeOutput(result.files);
+  const locked = await lockOutput(path.resolve(output));
+  try {
+    const alongside = await lockfileChange(result);
+    const summary = await locked.write(encoded.bytes, { alongside, known: { digests: encoded.digests }, shownAs: output });
+    summary.warnings.push(...rootNotes(summary, result.files, output));
+    return { ...result, summary, written: result.files, lockWritten: alongside.length > 0 };
+  } finally {
+    await locked.release();
+  }
+}
+
+/** The same for a fleet, whose stage holds the output's lock from its first file on (taken here if it has none). */
+async function commitFleet(stage: OutputStage, result: OutputResult, output: string): Promise<RenderResult> {
+  await stage.lock();
+  const alongside = await lockfileChange(result);
+  const summary = await stage.commit(alongside);
+  const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+  summary.warnings.push(...rootNotes(summary, written, output));
+  return { ...result, summary, written, lockWritten: alongside.length > 0 };
+}
+
+/** The lockfile to rename with the output, read and compared under the output's lock: none when it holds this lock already. */
+async function lockfileChange(result: OutputResult): Promise<PreparedFile[]> {
+  const lock = await prepareLockfile(result.lockFile, result.lock.lock);
+  return lock ? [lock] : [];
 }
 
 /** What to delete or apply by hand in the management clusters: roots of the wiring the write removed or created. */

@@ -662,12 +662,14 @@ function writeSummary(target: Target, plan: WritePlan, warnings: string[], previ
   return { directory: target.path, written: plan.written, unchanged: plan.unchanged, removed: plan.removed, warnings, previous };
 }
 
-export async function writeOutput(
-  outDir: string,
-  files: OutputFiles,
-  /** `shownAs`: the output directory as the user gave it, to name its entries in problems (outDir by default). */
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; shownAs?: string } = {},
-): Promise<WriteSummary> {
+/** How writeOutput writes: `shownAs` is the output directory as the user gave it, to name its entries in problems (outDir by default). */
+export interface WriteOptions {
+  alongside?: PreparedFile[];
+  known?: KnownDigests;
+  shownAs?: string;
+}
+
+export async function writeOutput(outDir: string, files: OutputFiles, options: WriteOptions = {}): Promise<WriteSummary> {
   const run = writeNow(outDir, files, options);
   // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
   const withdraw = onInterrupt(() => run);
@@ -678,29 +680,59 @@ export async function writeOutput(
   }
 }
 
-async function writeNow(
-  outDir: string,
-  files: OutputFiles,
-  options: { alongside?: PreparedFile[]; known?: KnownDigests; shownAs?: string },
-): Promise<WriteSummary> {
-  const alongside = options.alongside ?? [];
-  const abortAlongside = () => abortAll(alongside).catch(() => undefined);
-  const pathProblems = filePathProblems(files.keys());
-  if (pathProblems.length > 0) {
-    await abortAlongside();
-    throw new CapiGitopsError(pathProblems);
-  }
-  let release: (() => Promise<void>) | undefined;
+async function writeNow(outDir: string, files: OutputFiles, options: WriteOptions): Promise<WriteSummary> {
+  await refusePathProblems(files, options.alongside ?? []);
+  let locked: LockedOutput;
   try {
-    const locked = await lockTarget(outDir);
-    release = locked.release;
-    return await writeLocked(locked.target, files, alongside, locked.warnings, options.known, options.shownAs ?? outDir);
+    locked = await lockOutput(outDir);
   } catch (err) {
-    await abortAlongside();
+    await abortAll(options.alongside ?? []).catch(() => undefined);
     throw err;
-  } finally {
-    await release?.();
   }
+  try {
+    return await locked.write(files, options);
+  } finally {
+    await locked.release();
+  }
+}
+
+/** Refuses paths no output may hold, before anything is written (the files to commit alongside removed). */
+async function refusePathProblems(files: OutputFiles, alongside: readonly PreparedFile[]): Promise<void> {
+  const pathProblems = filePathProblems(files.keys());
+  if (pathProblems.length === 0) return;
+  await abortAll(alongside).catch(() => undefined);
+  throw new CapiGitopsError(pathProblems);
+}
+
+/** The output directory held by this run alone: `write` it (as writeOutput does, at most once), then `release` the lock. */
+export interface LockedOutput {
+  write(files: OutputFiles, options?: WriteOptions): Promise<WriteSummary>;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the output directory's lock (what killed runs left is settled), for a writer that decides
+ * what to write with it under the same lock: a render reads and compares the lockfile there. The
+ * caller registers the wait a signal needs (writeOutput's) and releases the lock.
+ */
+export async function lockOutput(outDir: string): Promise<LockedOutput> {
+  const { target, release, warnings } = await lockTarget(outDir);
+  let written = false;
+  return {
+    write: async (files, options = {}) => {
+      const alongside = options.alongside ?? [];
+      if (written) throw new Error('the locked output was written already');
+      written = true;
+      await refusePathProblems(files, alongside);
+      try {
+        return await writeLocked(target, files, alongside, warnings, options.known, options.shownAs ?? outDir);
+      } catch (err) {
+        await abortAll(alongside).catch(() => undefined);
+        throw err;
+      }
+    },
+    release,
+  };
 }
 
 /** Records, for the message a signal prints, that the output (and the files committed with it) changed. */
@@ -921,6 +953,15 @@ export class OutputStage {
     } finally {
       await stage?.release();
     }
+  }
+
+  /**
+   * Takes the output directory's lock now, unless a staged file took it already: what the caller
+   * decides next (the lockfile) is this writer's alone until commit or abort.
+   */
+  async lock(): Promise<void> {
+    if (this.done) throw new Error('the stage was committed or aborted already');
+    await this.open();
   }
 
   /** Removes what was staged; the output directory was never touched. */

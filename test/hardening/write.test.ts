@@ -8,6 +8,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   closeSync,
+  constants,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -20,6 +21,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { open } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { assertNoStackTrace, CLI, exampleCopy, runCli } from '../helpers/cli.js';
@@ -307,4 +310,64 @@ test('a symbolic link as the lockfile is read by check and plan (they write noth
   assert.equal(directory.code, 1, directory.stderr);
   assert.match(directory.stderr, /is a directory/);
   assert.ok(!existsSync(state.out), 'no output written');
+});
+
+/** Spawns the CLI; resolves with its exit code and stderr. */
+function spawnCli(args: string[]): { child: ReturnType<typeof spawn>; done: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return { child, done: new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr }))) };
+}
+
+/** A pid no process has now (a child that has exited): a lock naming it on this host is stale. */
+async function exitedPid(): Promise<number> {
+  const child = spawn('true', { stdio: 'ignore' });
+  await new Promise((resolve) => child.on('close', resolve));
+  return child.pid!;
+}
+
+// The lockfile was compared with what is on disk before the output lock was taken: a render that
+// found it unchanged did not write it, even when another render had written its own meanwhile.
+test('two renders of one manifest into two directories, the manifest edited between them: the one that writes last leaves its own lockfile', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const lockfile = path.join(manifest, LOCKFILE);
+  const itsLock = readFileSync(lockfile, 'utf8');
+  const parent = tempDir();
+  const [first, second] = [path.join(parent, 'first'), path.join(parent, 'second')];
+  // The second render stops where it begins to take its output lock: it reads the lock an earlier
+  // version kept beside the directory, here a FIFO, whose open for writing returns once it is read.
+  const legacyLock = path.join(parent, '.second.capi-gitops.lock');
+  execFileSync('mkfifo', [legacyLock]);
+  const run = spawnCli(['render', '-f', manifest, '-o', second]);
+  const stopped = await Promise.race([
+    open(legacyLock, 'w'),
+    run.done.then(async (r) => {
+      await open(legacyLock, constants.O_RDONLY | constants.O_NONBLOCK).then((fifo) => fifo.close()); // frees the open above
+      throw new Error(`the second render ended before its output lock: ${r.code} ${r.stderr}`);
+    }),
+  ]);
+  // Meanwhile the manifest changes and the first render writes its output and a new lockfile.
+  const config = path.join(manifest, 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
+  const providers = path.join(manifest, 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+  const other = await runCli(['render', '-f', manifest, '-o', first]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.notEqual(readFileSync(lockfile, 'utf8'), itsLock, 'the edit changed the lockfile');
+  // The second render goes on: the lock beside its directory names a process that has exited.
+  await stopped.writeFile(`${await exitedPid()} ${hostname()}\n`);
+  await stopped.close();
+  const result = await run.done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(readFileSync(lockfile, 'utf8'), itsLock, "the second render's output is paired with its own lockfile, not the first's");
+  const regions = (out: string) =>
+    [...readTree(out).values()]
+      .join('')
+      .match(/eu-west-\d/g)
+      ?.sort()
+      .join(' ');
+  assert.match(regions(second) ?? '', /^(eu-west-1 ?)+$/, 'the second output is the render before the edit');
+  assert.match(regions(first) ?? '', /^(eu-west-2 ?)+$/);
 });
