@@ -9,6 +9,7 @@ import { prepareLockfile } from '../resolve/lock/lockfile.js';
 import { readFileSync } from 'node:fs';
 import { lockOutput, OutputStage, type WriteSummary } from '../output/write.js';
 import type { PreparedFile } from '../core/prepared-file.js';
+import { holdingLockfile } from '../output/write-guard.js';
 import { encodeOutput } from '../output/encoded-output.js';
 import { onInterrupt } from '../core/interrupt.js';
 import { wiringRootNotes } from '../review/index.js';
@@ -47,19 +48,22 @@ export async function render(options: RenderOptions, output: string): Promise<Re
 }
 
 /**
- * One transaction, one writer: the output directory's lock is taken first, then the lockfile is
- * read, compared and prepared under it, and renamed right after the output's swap. Decided before
- * the lock, a render that found the lockfile holding its lock already left there the one another
- * render wrote meanwhile, beside its own output.
+ * One transaction, one writer: the output directory's lock is taken first, then the lockfile's
+ * (renders into other output directories share the lockfile); under both the lockfile is read,
+ * compared and prepared, and renamed right after the output's swap. Decided before the locks, a
+ * render that found the lockfile holding its lock already left there the one another render wrote
+ * meanwhile, beside its own output. Neither lock is waited for: a run holding one is named.
  */
 async function writeCluster(result: OutputResult, output: string): Promise<RenderResult> {
   const encoded = encodeOutput(result.files);
   const locked = await lockOutput(path.resolve(output));
   try {
-    const alongside = await lockfileChange(result);
-    const summary = await locked.write(encoded.bytes, { alongside, known: { digests: encoded.digests }, shownAs: output });
-    summary.warnings.push(...rootNotes(summary, result.files, output));
-    return { ...result, summary, written: result.files, lockWritten: alongside.length > 0 };
+    return await holdingLockfile(result.lockFile, async () => {
+      const alongside = await lockfileChange(result);
+      const summary = await locked.write(encoded.bytes, { alongside, known: { digests: encoded.digests }, shownAs: output });
+      summary.warnings.push(...rootNotes(summary, result.files, output));
+      return { ...result, summary, written: result.files, lockWritten: alongside.length > 0 };
+    });
   } finally {
     await locked.release();
   }
@@ -68,14 +72,16 @@ async function writeCluster(result: OutputResult, output: string): Promise<Rende
 /** The same for a fleet, whose stage holds the output's lock from its first file on (taken here if it has none). */
 async function commitFleet(stage: OutputStage, result: OutputResult, output: string): Promise<RenderResult> {
   await stage.lock();
-  const alongside = await lockfileChange(result);
-  const summary = await stage.commit(alongside);
-  const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
-  summary.warnings.push(...rootNotes(summary, written, output));
-  return { ...result, summary, written, lockWritten: alongside.length > 0 };
+  return holdingLockfile(result.lockFile, async () => {
+    const alongside = await lockfileChange(result);
+    const summary = await stage.commit(alongside);
+    const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+    summary.warnings.push(...rootNotes(summary, written, output));
+    return { ...result, summary, written, lockWritten: alongside.length > 0 };
+  });
 }
 
-/** The lockfile to rename with the output, read and compared under the output's lock: none when it holds this lock already. */
+/** The lockfile to rename with the output, read and compared under the locks: none when it holds this lock already. */
 async function lockfileChange(result: OutputResult): Promise<PreparedFile[]> {
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   return lock ? [lock] : [];

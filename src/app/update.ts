@@ -8,6 +8,7 @@ import { updateManagementCluster, type UpdateResult } from './upgrade.js';
 import type { UpdateSelection } from '../resolve/upgrade-plan.js';
 import { prepareLockfile } from '../resolve/lock/lockfile.js';
 import { abortAll, commitTogether, prepareFile, type PreparedFile } from '../core/prepared-file.js';
+import { holdingLockfile } from '../output/write-guard.js';
 
 export interface UpdateOutcome extends UpdateResult {
   /** Whether the lockfile was written (it changed). */
@@ -30,15 +31,18 @@ export async function update(options: RenderOptions, selection: UpdateSelection)
       : `${moves}; write a kind: Release with the versions to move to and plan the fleet's move to it with --release`;
   });
   const result = await updateManagementCluster(options, selection);
-  // One transaction: every file prepared first, then all renamed, so pins and lock move together.
-  const lock = await prepareLockfile(result.resolution.lockFile, result.resolution.lock.lock);
-  const prepared: PreparedFile[] = lock ? [lock] : [];
-  try {
-    for (const file of result.texts) prepared.unshift(await prepareFile(file.path, file.text));
-  } catch (err) {
-    await abortAll(prepared);
-    throw err;
-  }
-  await commitTogether(prepared);
-  return { ...result, lockWritten: lock !== undefined };
+  // One transaction under the lockfile's lock (as render decides it): every file prepared first,
+  // then all renamed, so pins and lock move together.
+  return holdingLockfile(result.resolution.lockFile, async () => {
+    const lock = await prepareLockfile(result.resolution.lockFile, result.resolution.lock.lock);
+    const prepared: PreparedFile[] = lock ? [lock] : [];
+    try {
+      for (const file of result.texts) prepared.unshift(await prepareFile(file.path, file.text));
+    } catch (err) {
+      await abortAll(prepared);
+      throw err;
+    }
+    await commitTogether(prepared);
+    return { ...result, lockWritten: lock !== undefined };
+  });
 }

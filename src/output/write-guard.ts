@@ -18,6 +18,7 @@ import {
   scratchName,
 } from '../core/scratch-directory.js';
 import { errorCode } from '../core/error-code.js';
+import { onInterrupt } from '../core/interrupt.js';
 
 /** A diagnostic unless `dir` is a directory this process may write and its owner has not made read-only. */
 export async function assertWritableDirectory(dir: string, role: string): Promise<void> {
@@ -39,13 +40,7 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
       expected: 'a writable directory',
       hint: 'choose another path',
     });
-  const readOnly =
-    (st.mode & 0o222) === 0 ||
-    (await access(dir, constants.W_OK).then(
-      () => false,
-      () => true,
-    ));
-  if (readOnly) {
+  if (await readOnly(dir, st)) {
     throw new CapiGitopsError({
       file: dir,
       message: `${role} is read-only`,
@@ -53,6 +48,17 @@ export async function assertWritableDirectory(dir: string, role: string): Promis
       hint: `make it writable (chmod u+w ${dir}) or choose another path; nothing was changed`,
     });
   }
+}
+
+/** Whether this process may not write `dir`, or its owner made it read-only (root passes access(2) there). */
+async function readOnly(dir: string, st: { mode: number }): Promise<boolean> {
+  return (
+    (st.mode & 0o222) === 0 ||
+    access(dir, constants.W_OK).then(
+      () => false,
+      () => true,
+    )
+  );
 }
 
 /** What an entry that is not a regular file is, in a message. */
@@ -80,10 +86,41 @@ export async function regularFileProblem(file: string, command: string): Promise
   };
 }
 
-function lockHint(code: string | undefined): string {
+/** What a lock keeps one run at a time writing: the output directory, or the lockfile renders into several share. */
+interface Locked {
+  /** The output directory or the lockfile, named in problems. */
+  subject: string;
+  /** `the output directory`, `the lockfile`. */
+  what: string;
+  /** What another run holding the lock is writing: `this output directory`. */
+  writing: string;
+  /** The lock's name: `the output lock`. */
+  lock: string;
+  /** The directory that holds the subject, as a hint names it. */
+  parent: string;
+  /** A full file system's other way out than freeing space. */
+  elsewhere: string;
+}
+
+const OUTPUT_DIRECTORY = {
+  what: 'the output directory',
+  writing: 'this output directory',
+  lock: 'the output lock',
+  parent: "the output directory's parent",
+  elsewhere: ', or choose an output directory on another file system',
+};
+const LOCKFILE = {
+  what: 'the lockfile',
+  writing: 'the lockfile',
+  lock: "the lockfile's lock",
+  parent: 'the directory holding the lockfile',
+  elsewhere: '',
+};
+
+function lockHint(code: string | undefined, locked: Locked): string {
   if (code === 'ENOSPC' || code === 'EDQUOT')
-    return 'the file system holding the output directory is full: free some space, or choose an output directory on another file system; nothing was changed';
-  return "check the permissions of the output directory's parent";
+    return `the file system holding ${locked.what} is full: free some space${locked.elsewhere}; nothing was changed`;
+  return `check the permissions of ${locked.parent}`;
 }
 
 /** `<name>.lock` in the scratch directory beside the output directory (ignored by Git). */
@@ -105,12 +142,12 @@ async function lockHolder(file: string): Promise<{ pid: number; owner: string | 
   return { pid, owner, stale: Number.isInteger(pid) && pid > 0 && owner === os.hostname() && !processIsAlive(pid) };
 }
 
-function heldBy(outDir: string, file: string, pid: number, owner: string | undefined): CapiGitopsError {
+function heldBy(locked: Locked, file: string, pid: number, owner: string | undefined): CapiGitopsError {
   const who =
     Number.isInteger(pid) && pid > 0 ? `process ${pid}${owner && owner !== os.hostname() ? ` on ${owner}` : ''}` : 'another process';
   return new CapiGitopsError({
-    file: outDir,
-    message: `another capi-gitops run (${who}) is writing this output directory`,
+    file: locked.subject,
+    message: `another capi-gitops run (${who}) is writing ${locked.writing}`,
     expected: 'one writer at a time',
     hint: `wait for it to finish and run again; if no such process is running, delete ${file}`,
   });
@@ -126,12 +163,48 @@ function heldBy(outDir: string, file: string, pid: number, owner: string | undef
  * also removes the scratch directory when nothing else is in it.
  */
 export async function lockOutputDirectory(outDir: string): Promise<() => Promise<void>> {
+  const locked = { subject: outDir, ...OUTPUT_DIRECTORY };
   const legacy = legacyLockPath(outDir);
   const old = await lockHolder(legacy);
   if (old?.stale) await unlink(legacy).catch(() => undefined);
-  else if (old) throw heldBy(outDir, legacy, old.pid, old.owner);
-  const file = outputLockPath(outDir);
-  const parent = path.dirname(outDir);
+  else if (old) throw heldBy(locked, legacy, old.pid, old.owner);
+  return takeLock(locked);
+}
+
+/**
+ * Takes the lockfile's lock (`<lockfile>.lock` in the scratch directory beside it, as the output's
+ * is beside the output), runs `write` and releases it: one run at a time reads the lockfile,
+ * decides and writes it, as renders into several output directories share it. A signal waits for
+ * `write`, which stops at its next step, so the lock is released.
+ */
+export async function holdingLockfile<T>(lockfile: string, write: () => Promise<T>): Promise<T> {
+  const run = (async () => {
+    // In a directory this run may not write, no lock is taken (nothing is created there): this run
+    // cannot change the lockfile (prepareLockfile refuses, naming the directory, when it would), and
+    // one that finds it unchanged succeeds, as a render of a read-only checkout did before the lock.
+    const dir = await stat(path.dirname(lockfile)).catch(() => undefined);
+    const release =
+      dir === undefined || (await readOnly(path.dirname(lockfile), dir))
+        ? async () => undefined
+        : await takeLock({ subject: lockfile, ...LOCKFILE });
+    try {
+      return await write();
+    } finally {
+      await release();
+    }
+  })();
+  const withdraw = onInterrupt(() => run);
+  try {
+    return await run;
+  } finally {
+    withdraw();
+  }
+}
+
+/** The lock of `locked.subject` (outputLockPath: `pid host`), taken or refused naming its holder; returns its release. */
+async function takeLock(locked: Locked): Promise<() => Promise<void>> {
+  const file = outputLockPath(locked.subject);
+  const parent = path.dirname(locked.subject);
   const host = os.hostname();
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
@@ -155,9 +228,9 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
         await removeScratchDirectoryIfEmpty(parent);
         throw new CapiGitopsError({
           file,
-          message: `cannot take the output lock: ${errorCode(err) ?? (err as Error).message}`,
-          expected: 'a writable directory holding the output directory',
-          hint: lockHint(errorCode(err)),
+          message: `cannot take ${locked.lock}: ${errorCode(err) ?? (err as Error).message}`,
+          expected: `a writable directory holding ${locked.what}`,
+          hint: lockHint(errorCode(err), locked),
         });
       }
       const holder = await lockHolder(file);
@@ -166,12 +239,12 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
         if (holder) await unlink(file).catch(() => undefined);
         continue;
       }
-      throw heldBy(outDir, file, holder?.pid ?? NaN, holder?.owner);
+      throw heldBy(locked, file, holder?.pid ?? NaN, holder?.owner);
     }
   }
   throw new CapiGitopsError({
     file,
-    message: 'cannot take the output lock',
-    hint: `delete ${file} if no capi-gitops run is writing ${outDir}`,
+    message: `cannot take ${locked.lock}`,
+    hint: `delete ${file} if no capi-gitops run is writing ${locked.subject}`,
   });
 }

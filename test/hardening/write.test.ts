@@ -371,3 +371,51 @@ test('two renders of one manifest into two directories, the manifest edited betw
   assert.match(regions(second) ?? '', /^(eu-west-1 ?)+$/, 'the second output is the render before the edit');
   assert.match(regions(first) ?? '', /^(eu-west-2 ?)+$/);
 });
+
+test('render, lock and update find the lockfile held by another run: a clear error naming it, nothing written; a stale lock is taken over', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+  const before = readFileSync(path.join(manifest, LOCKFILE), 'utf8');
+  const out = path.join(tempDir(), 'out');
+  // beside the lockfile, as the output's lock is beside the output directory
+  const held = path.join(manifest, '.capi-gitops-tmp', `${LOCKFILE}.lock`);
+  const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
+  try {
+    mkdirSync(path.dirname(held), { recursive: true });
+    writeFileSync(held, `${holder.pid} ${hostname()}\n`);
+    for (const args of [['render', '-o', out], ['lock'], ['update']]) {
+      const blocked = await runCli([args[0]!, '-f', manifest, ...args.slice(1)]);
+      assertNoStackTrace(blocked, args[0]);
+      assert.equal(blocked.code, 1, `${args[0]}: ${blocked.stderr}`);
+      assert.ok(blocked.stderr.includes(`another capi-gitops run (process ${holder.pid}) is writing the lockfile`), blocked.stderr);
+      assert.ok(blocked.stderr.includes(`delete ${held}`), blocked.stderr);
+      assert.equal(readFileSync(path.join(manifest, LOCKFILE), 'utf8'), before, `${args[0]} wrote the lockfile`);
+      assert.ok(!existsSync(out), `${args[0]} wrote the output`);
+    }
+  } finally {
+    holder.kill();
+  }
+  await new Promise((resolve) => holder.on('close', resolve));
+  const after = await runCli(['render', '-f', manifest, '-o', out]);
+  assert.equal(after.code, 0, after.stderr);
+  assert.notEqual(readFileSync(path.join(manifest, LOCKFILE), 'utf8'), before);
+  assert.ok(!existsSync(path.dirname(held)), 'the lock is released and the scratch directory removed');
+});
+
+test("a read-only lockfile directory (a checkout CI may not write) takes no lockfile's lock: a render or lock that keeps the lockfile succeeds", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const before = readdirSync(manifest).sort();
+  chmodSync(manifest, 0o555);
+  try {
+    for (const args of [['render', '-o', path.join(tempDir(), 'out')], ['lock']]) {
+      const result = await runCli([args[0]!, '-f', manifest, ...args.slice(1)]);
+      assert.equal(result.code, 0, `${args[0]}: ${result.stderr}`);
+      assert.deepEqual(readdirSync(manifest).sort(), before, `${args[0]} created something beside the lockfile`);
+    }
+  } finally {
+    chmodSync(manifest, 0o755);
+  }
+});
