@@ -670,8 +670,15 @@ export interface WriteOptions {
 }
 
 export async function writeOutput(outDir: string, files: OutputFiles, options: WriteOptions = {}): Promise<WriteSummary> {
-  const run = writeNow(outDir, files, options);
-  // A signal waits for the write: it stops at its next step, or ends the swap it has begun.
+  return waitedFor(writeNow(outDir, files, options));
+}
+
+/**
+ * A write a signal waits for: it stops at its next step, or ends the swap it has begun. Registered
+ * when the write begins, so after the files to commit alongside were prepared: a signal settles the
+ * newest first, and would otherwise remove their temporaries before the write could rename them.
+ */
+async function waitedFor<T>(run: Promise<T>): Promise<T> {
   const withdraw = onInterrupt(() => run);
   try {
     return await run;
@@ -724,12 +731,11 @@ export async function lockOutput(outDir: string): Promise<LockedOutput> {
       if (written) throw new Error('the locked output was written already');
       written = true;
       await refusePathProblems(files, alongside);
-      try {
-        return await writeLocked(target, files, alongside, warnings, options.known, options.shownAs ?? outDir);
-      } catch (err) {
+      const run = writeLocked(target, files, alongside, warnings, options.known, options.shownAs ?? outDir);
+      return waitedFor(run).catch(async (err: unknown) => {
         await abortAll(alongside).catch(() => undefined);
         throw err;
-      }
+      });
     },
     release,
   };
@@ -915,7 +921,11 @@ export class OutputStage {
   }
 
   /** Swaps the staged tree in (the lockfile and other `alongside` files with it) and says what changed. */
-  async commit(alongside: PreparedFile[] = []): Promise<WriteSummary> {
+  commit(alongside: PreparedFile[] = []): Promise<WriteSummary> {
+    return waitedFor(this.commitNow(alongside));
+  }
+
+  private async commitNow(alongside: PreparedFile[]): Promise<WriteSummary> {
     if (this.done) throw new Error('the stage was committed or aborted already');
     this.done = true;
     let stage: OpenStage | undefined;

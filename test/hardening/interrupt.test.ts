@@ -15,10 +15,10 @@ import { tempDir } from '../helpers/corpus-manifest.js';
 import { readTree } from '../helpers/tree.js';
 import { CLI, exampleCopy, runCli } from '../helpers/cli.js';
 import { logCliRun } from '../helpers/secret-scan.js';
-import { writeOutput } from '../../src/output/write.js';
+import { lockOutput, OutputStage, writeOutput } from '../../src/output/write.js';
 import type { PreparedFile } from '../../src/core/prepared-file.js';
 import { sha256Hex } from '../../src/core/digest.js';
-import { InterruptedError, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
+import { InterruptedError, onInterrupt, resetInterruptState, settleInterrupted } from '../../src/core/interrupt.js';
 
 const FILES = new Map([
   ['kustomization.yaml', 'resources: [a, b]\n'],
@@ -99,6 +99,59 @@ test('SIGINT once the swap has begun: the write runs to its end (output and lock
     resetInterruptState();
   }
 });
+
+// A render prepares the lockfile (whose temporary a signal removes) under the output's lock, before
+// the write: a signal once the swap has begun must wait for the write to commit it, not remove it first.
+const writers: [string, (out: string, alongside: PreparedFile[]) => Promise<unknown>][] = [
+  [
+    'a locked output',
+    async (out, alongside) => {
+      const locked = await lockOutput(out);
+      try {
+        return await locked.write(NEXT, { alongside });
+      } finally {
+        await locked.release();
+      }
+    },
+  ],
+  [
+    'a staged output (a fleet)',
+    async (out, alongside) => {
+      const stage = new OutputStage(out);
+      await stage.writeAll(NEXT);
+      return stage.commit(alongside);
+    },
+  ],
+];
+for (const [writer, write] of writers) {
+  test(`SIGINT once the swap of ${writer} has begun: a file prepared before the write is committed, not removed first`, async () => {
+    resetInterruptState();
+    const parent = tempDir();
+    const out = path.join(parent, 'out');
+    try {
+      await writeOutput(out, FILES);
+      resetInterruptState();
+      let removed = false;
+      let signalled: Promise<string[]> | undefined;
+      const lock = fakeLock(parent, () => {
+        signalled = settleInterrupted('SIGINT');
+        if (removed) throw new Error('the prepared file was removed before its commit');
+      });
+      // as prepareFile registers the removal of its temporary file, before the write begins
+      const withdraw = onInterrupt(async () => void (removed = true));
+      try {
+        await write(out, [lock.file]);
+      } finally {
+        withdraw();
+      }
+      assert.ok(signalled);
+      assert.deepEqual(await signalled, [`wrote ${out} and ${lock.file.file}`]);
+      assert.deepEqual(lock.state, { committed: true, aborted: false });
+    } finally {
+      resetInterruptState();
+    }
+  });
+}
 
 // ---- the CLI, on a fleet -------------------------------------------------------------------------
 
