@@ -719,8 +719,9 @@ export interface LockedOutput {
 
 /**
  * Takes the output directory's lock (what killed runs left is settled), for a writer that decides
- * what to write with it under the same lock: a render reads and compares the lockfile there. The
- * caller registers the wait a signal needs (writeOutput's) and releases the lock.
+ * what to write with it under the same lock: a render reads and compares the lockfile there.
+ * `write` stops at once when a signal came meanwhile (the files prepared to commit alongside are
+ * removed), else a signal waits for it; the caller releases the lock.
  */
 export async function lockOutput(outDir: string): Promise<LockedOutput> {
   const { target, release, warnings } = await lockTarget(outDir);
@@ -731,11 +732,14 @@ export async function lockOutput(outDir: string): Promise<LockedOutput> {
       if (written) throw new Error('the locked output was written already');
       written = true;
       await refusePathProblems(files, alongside);
-      const run = writeLocked(target, files, alongside, warnings, options.known, options.shownAs ?? outDir);
-      return waitedFor(run).catch(async (err: unknown) => {
+      try {
+        // a signal while the caller decided: nothing has begun, and the prepared files may be gone already
+        throwIfInterrupted();
+        return await waitedFor(writeLocked(target, files, alongside, warnings, options.known, options.shownAs ?? outDir));
+      } catch (err) {
         await abortAll(alongside).catch(() => undefined);
         throw err;
-      });
+      }
     },
     release,
   };
@@ -935,6 +939,8 @@ export class OutputStage {
       stage = await this.open();
       const { target, tmp, held } = stage;
       await rm(held, { recursive: true, force: true });
+      // a signal while the caller decided what to commit alongside: nothing is swapped in
+      throwIfInterrupted();
       if (this.heldFiles.size > 0) throw new Error(`held files never placed: ${[...this.heldFiles.keys()].join(', ')}`);
       const pathProblems = filePathProblems(this.files.keys());
       if (pathProblems.length > 0) throw new CapiGitopsError(pathProblems);

@@ -102,13 +102,16 @@ test('SIGINT once the swap has begun: the write runs to its end (output and lock
 
 // A render prepares the lockfile (whose temporary a signal removes) under the output's lock, before
 // the write: a signal once the swap has begun must wait for the write to commit it, not remove it first.
-const writers: [string, (out: string, alongside: PreparedFile[]) => Promise<unknown>][] = [
+/** Writes `files` with `alongside` under the output's lock, `decide` run under it first (where a render prepares the lockfile). */
+type LockedWriter = (out: string, files: Map<string, string>, alongside: PreparedFile[], decide?: () => void) => Promise<unknown>;
+const writers: [string, LockedWriter][] = [
   [
     'a locked output',
-    async (out, alongside) => {
+    async (out, files, alongside, decide) => {
       const locked = await lockOutput(out);
       try {
-        return await locked.write(NEXT, { alongside });
+        decide?.();
+        return await locked.write(files, { alongside });
       } finally {
         await locked.release();
       }
@@ -116,10 +119,16 @@ const writers: [string, (out: string, alongside: PreparedFile[]) => Promise<unkn
   ],
   [
     'a staged output (a fleet)',
-    async (out, alongside) => {
+    async (out, files, alongside, decide) => {
       const stage = new OutputStage(out);
-      await stage.writeAll(NEXT);
-      return stage.commit(alongside);
+      try {
+        await stage.writeAll(files);
+        await stage.lock();
+        decide?.();
+        return await stage.commit(alongside);
+      } finally {
+        await stage.abort();
+      }
     },
   ],
 ];
@@ -140,13 +149,35 @@ for (const [writer, write] of writers) {
       // as prepareFile registers the removal of its temporary file, before the write begins
       const withdraw = onInterrupt(async () => void (removed = true));
       try {
-        await write(out, [lock.file]);
+        await write(out, NEXT, [lock.file]);
       } finally {
         withdraw();
       }
       assert.ok(signalled);
       assert.deepEqual(await signalled, [`wrote ${out} and ${lock.file.file}`]);
       assert.deepEqual(lock.state, { committed: true, aborted: false });
+    } finally {
+      resetInterruptState();
+    }
+  });
+
+  test(`SIGINT while the lockfile is decided under the lock of ${writer}: the write does not begin, the prepared file is not committed`, async () => {
+    resetInterruptState();
+    const parent = tempDir();
+    const out = path.join(parent, 'out');
+    try {
+      await writeOutput(out, FILES);
+      resetInterruptState();
+      const before = readTree(out);
+      const lock = fakeLock(parent);
+      // the same files: the write would commit the prepared file without swapping anything
+      await assert.rejects(
+        write(out, FILES, [lock.file], () => void settleInterrupted('SIGINT')),
+        InterruptedError,
+      );
+      assert.deepEqual(lock.state, { committed: false, aborted: true });
+      assert.deepEqual(readTree(out), before);
+      assert.deepEqual(readdirSync(parent), ['out'], 'no staging tree, no lock, no scratch directory');
     } finally {
       resetInterruptState();
     }
