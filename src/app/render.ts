@@ -57,28 +57,25 @@ export async function render(options: RenderOptions, output: string): Promise<Re
 async function writeCluster(result: OutputResult, output: string): Promise<RenderResult> {
   const encoded = encodeOutput(result.files);
   const locked = await lockOutput(path.resolve(output));
-  try {
-    return await holdingLockfile(result.lockFile, async () => {
-      const alongside = await lockfileChange(result);
-      const summary = await locked.write(encoded.bytes, { alongside, known: { digests: encoded.digests }, shownAs: output });
-      summary.warnings.push(...rootNotes(summary, result.files, output));
-      return { ...result, summary, written: result.files, lockWritten: alongside.length > 0 };
-    });
-  } finally {
-    await locked.release();
-  }
+  const { summary, lockWritten } = await holdingLockfile(result.lockFile, async () => {
+    const alongside = await lockfileChange(result);
+    const known = { digests: encoded.digests };
+    return { summary: await locked.write(encoded.bytes, { alongside, known, shownAs: output }), lockWritten: alongside.length > 0 };
+  }).finally(() => locked.release());
+  summary.warnings.push(...rootNotes(summary, result.files, output));
+  return { ...result, summary, written: result.files, lockWritten };
 }
 
 /** The same for a fleet, whose stage holds the output's lock from its first file on (taken here if it has none). */
 async function commitFleet(stage: OutputStage, result: OutputResult, output: string): Promise<RenderResult> {
   await stage.lock();
-  return holdingLockfile(result.lockFile, async () => {
+  const { summary, lockWritten } = await holdingLockfile(result.lockFile, async () => {
     const alongside = await lockfileChange(result);
-    const summary = await stage.commit(alongside);
-    const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
-    summary.warnings.push(...rootNotes(summary, written, output));
-    return { ...result, summary, written, lockWritten: alongside.length > 0 };
+    return { summary: await stage.commit(alongside), lockWritten: alongside.length > 0 };
   });
+  const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
+  summary.warnings.push(...rootNotes(summary, written, output));
+  return { ...result, summary, written, lockWritten };
 }
 
 /** The lockfile to rename with the output, read and compared under the locks: none when it holds this lock already. */

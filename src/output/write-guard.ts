@@ -1,6 +1,7 @@
 /**
  * What must hold before an output directory is written: nobody else is writing it (a lock file
- * beside it), and every directory a write would change is writable — checked from the mode bits
+ * beside it; another beside the lockfile written with it, which renders into several output
+ * directories share), and every directory a write would change is writable — checked from the mode bits
  * as well as access(2), because root passes access(2) on a directory its owner marked read-only,
  * and replacing a tree someone made read-only is not what they asked for.
  */
