@@ -5,7 +5,8 @@
 import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
-import { prepareLockfile } from '../resolve/lock/lockfile.js';
+import { prepareLockfile, readLockfile, serializeLockfile } from '../resolve/lock/lockfile.js';
+import { CapiGitopsError } from '../core/diagnostics.js';
 import { readFileSync } from 'node:fs';
 import { lockOutput, OutputStage, type WriteSummary } from '../output/write.js';
 import type { PreparedFile } from '../core/prepared-file.js';
@@ -37,7 +38,7 @@ export async function render(options: RenderOptions, output: string): Promise<Re
     // what the output holds (clusters --cluster keeps, sops files, the wiring's place) is read from it
     const result = await renderOutput({ ...options, outputDir: options.outputDir ?? path.resolve(output) }, stage);
     if (!result.fleet) await stage.abort();
-    writing = result.fleet ? commitFleet(stage, result, output) : writeCluster(result, output);
+    writing = result.fleet ? commitFleet(stage, result, output, options.frozen) : writeCluster(result, output, options.frozen);
     return await writing;
   } catch (err) {
     await stage.abort();
@@ -54,11 +55,11 @@ export async function render(options: RenderOptions, output: string): Promise<Re
  * render that found the lockfile holding its lock already left there the one another render wrote
  * meanwhile, beside its own output. Neither lock is waited for: a run holding one is named.
  */
-async function writeCluster(result: OutputResult, output: string): Promise<RenderResult> {
+async function writeCluster(result: OutputResult, output: string, frozen: boolean | undefined): Promise<RenderResult> {
   const encoded = encodeOutput(result.files);
   const locked = await lockOutput(path.resolve(output));
   const { summary, lockWritten } = await holdingLockfile(result.lockFile, async () => {
-    const alongside = await lockfileChange(result);
+    const alongside = await lockfileChange(result, frozen);
     const known = { digests: encoded.digests };
     return { summary: await locked.write(encoded.bytes, { alongside, known, shownAs: output }), lockWritten: alongside.length > 0 };
   }).finally(() => locked.release());
@@ -67,10 +68,10 @@ async function writeCluster(result: OutputResult, output: string): Promise<Rende
 }
 
 /** The same for a fleet, whose stage holds the output's lock from its first file on (taken here if it has none). */
-async function commitFleet(stage: OutputStage, result: OutputResult, output: string): Promise<RenderResult> {
+async function commitFleet(stage: OutputStage, result: OutputResult, output: string, frozen: boolean | undefined): Promise<RenderResult> {
   await stage.lock();
   const { summary, lockWritten } = await holdingLockfile(result.lockFile, async () => {
-    const alongside = await lockfileChange(result);
+    const alongside = await lockfileChange(result, frozen);
     return { summary: await stage.commit(alongside), lockWritten: alongside.length > 0 };
   });
   const written = { get: (file: string) => readFileSync(path.join(summary.directory, file), 'utf8') };
@@ -78,8 +79,21 @@ async function commitFleet(stage: OutputStage, result: OutputResult, output: str
   return { ...result, summary, written, lockWritten };
 }
 
-/** The lockfile to rename with the output, read and compared under the locks: none when it holds this lock already. */
-async function lockfileChange(result: OutputResult): Promise<PreparedFile[]> {
+/**
+ * The lockfile to rename with the output, read and compared under the locks: none when it holds
+ * this lock already. Under --frozen this lock is the one the render was checked against; a lockfile
+ * that no longer holds it was written by another run meanwhile, which a frozen render never replaces.
+ */
+async function lockfileChange(result: OutputResult, frozen: boolean | undefined): Promise<PreparedFile[]> {
+  const now = frozen ? await readLockfile(result.lockFile) : undefined;
+  if (frozen && (now === undefined || serializeLockfile(now) !== serializeLockfile(result.lock.lock))) {
+    throw new CapiGitopsError({
+      file: result.lockFile,
+      message: 'the lockfile changed while this render ran (another capi-gitops run wrote it), and --frozen does not write it',
+      expected: 'the lockfile this render was checked against',
+      hint: 'run again, which checks the render against the lockfile as it is now',
+    });
+  }
   const lock = await prepareLockfile(result.lockFile, result.lock.lock);
   return lock ? [lock] : [];
 }

@@ -327,6 +327,39 @@ async function exitedPid(): Promise<number> {
   return child.pid!;
 }
 
+/**
+ * A render in a child process stopped where it begins to take its output lock: it reads the lock an
+ * earlier version kept beside the directory, here a FIFO, whose open for writing returns once it is
+ * read. `resume` tells it that lock's process has exited, and waits for its end.
+ */
+async function renderStoppedAtLock(args: string[], out: string) {
+  const legacyLock = path.join(path.dirname(out), `.${path.basename(out)}.capi-gitops.lock`);
+  execFileSync('mkfifo', [legacyLock]);
+  const run = spawnCli(['render', ...args, '-o', out]);
+  const stopped = await Promise.race([
+    open(legacyLock, 'w'),
+    run.done.then(async (r) => {
+      await open(legacyLock, constants.O_RDONLY | constants.O_NONBLOCK).then((fifo) => fifo.close()); // frees the open above
+      throw new Error(`the render ended before its output lock: ${r.code} ${r.stderr}`);
+    }),
+  ]);
+  return {
+    resume: async () => {
+      await stopped.writeFile(`${await exitedPid()} ${hostname()}\n`);
+      await stopped.close();
+      return run.done;
+    },
+  };
+}
+
+/** Edits the example's manifest so that its output and its lockfile change. */
+function editExample(manifest: string): void {
+  const config = path.join(manifest, 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
+  const providers = path.join(manifest, 'providers.yaml');
+  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+}
+
 // The lockfile was compared with what is on disk before the output lock was taken: a render that
 // found it unchanged did not write it, even when another render had written its own meanwhile.
 test('two renders of one manifest into two directories, the manifest edited between them: the one that writes last leaves its own lockfile', async () => {
@@ -336,30 +369,13 @@ test('two renders of one manifest into two directories, the manifest edited betw
   const itsLock = readFileSync(lockfile, 'utf8');
   const parent = tempDir();
   const [first, second] = [path.join(parent, 'first'), path.join(parent, 'second')];
-  // The second render stops where it begins to take its output lock: it reads the lock an earlier
-  // version kept beside the directory, here a FIFO, whose open for writing returns once it is read.
-  const legacyLock = path.join(parent, '.second.capi-gitops.lock');
-  execFileSync('mkfifo', [legacyLock]);
-  const run = spawnCli(['render', '-f', manifest, '-o', second]);
-  const stopped = await Promise.race([
-    open(legacyLock, 'w'),
-    run.done.then(async (r) => {
-      await open(legacyLock, constants.O_RDONLY | constants.O_NONBLOCK).then((fifo) => fifo.close()); // frees the open above
-      throw new Error(`the second render ended before its output lock: ${r.code} ${r.stderr}`);
-    }),
-  ]);
+  const stopped = await renderStoppedAtLock(['-f', manifest], second);
   // Meanwhile the manifest changes and the first render writes its output and a new lockfile.
-  const config = path.join(manifest, 'config.yaml');
-  writeFileSync(config, readFileSync(config, 'utf8').replace('EXAMPLE_REGION: eu-west-1', 'EXAMPLE_REGION: eu-west-2'));
-  const providers = path.join(manifest, 'providers.yaml');
-  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+  editExample(manifest);
   const other = await runCli(['render', '-f', manifest, '-o', first]);
   assert.equal(other.code, 0, other.stderr);
   assert.notEqual(readFileSync(lockfile, 'utf8'), itsLock, 'the edit changed the lockfile');
-  // The second render goes on: the lock beside its directory names a process that has exited.
-  await stopped.writeFile(`${await exitedPid()} ${hostname()}\n`);
-  await stopped.close();
-  const result = await run.done;
+  const result = await stopped.resume();
   assert.equal(result.code, 0, result.stderr);
   assert.equal(readFileSync(lockfile, 'utf8'), itsLock, "the second render's output is paired with its own lockfile, not the first's");
   const regions = (out: string) =>
@@ -370,6 +386,30 @@ test('two renders of one manifest into two directories, the manifest edited betw
       .join(' ');
   assert.match(regions(second) ?? '', /^(eu-west-1 ?)+$/, 'the second output is the render before the edit');
   assert.match(regions(first) ?? '', /^(eu-west-2 ?)+$/);
+});
+
+// --frozen checked the lockfile it read at the start; one another run wrote meanwhile was overwritten.
+test('render --frozen whose lockfile another render changed meanwhile fails and writes nothing, leaving that lockfile', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const lockfile = path.join(manifest, LOCKFILE);
+  const parent = tempDir();
+  const [first, second] = [path.join(parent, 'first'), path.join(parent, 'second')];
+  const stopped = await renderStoppedAtLock(['-f', manifest, '--frozen'], second);
+  editExample(manifest);
+  const other = await runCli(['render', '-f', manifest, '-o', first]);
+  assert.equal(other.code, 0, other.stderr);
+  const theirs = readFileSync(lockfile, 'utf8');
+  const result = await stopped.resume();
+  assertNoStackTrace({ code: result.code, stdout: '', stderr: result.stderr });
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /the lockfile changed while this render ran/);
+  assert.equal(readFileSync(lockfile, 'utf8'), theirs, '--frozen wrote the lockfile');
+  assert.ok(!existsSync(second), 'nothing written');
+  assert.deepEqual(readdirSync(parent).sort(), ['first'], 'nothing left beside the output');
+  // as the hint says: run again (the manifest now answers the lockfile the other render wrote)
+  const again = await runCli(['render', '-f', manifest, '--frozen', '-o', second]);
+  assert.equal(again.code, 0, again.stderr);
 });
 
 test('render, lock and update find the lockfile held by another run: a clear error naming it, nothing written; a stale lock is taken over', async () => {
