@@ -53,7 +53,8 @@ export async function render(options: RenderOptions, output: string): Promise<Re
  * (renders into other output directories share the lockfile); under both the lockfile is read,
  * compared and prepared, and renamed right after the output's swap. Decided before the locks, a
  * render that found the lockfile holding its lock already left there the one another render wrote
- * meanwhile, beside its own output. Neither lock is waited for: a run holding one is named.
+ * meanwhile, beside its own output. A run holding the output's lock is named; the lockfile's, held for
+ * one write, is waited for a while (output/write-guard.ts).
  */
 async function writeCluster(result: OutputResult, output: string, frozen: boolean | undefined): Promise<RenderResult> {
   const encoded = encodeOutput(result.files);

@@ -19,7 +19,7 @@ import {
   scratchName,
 } from '../core/scratch-directory.js';
 import { errorCode } from '../core/error-code.js';
-import { onInterrupt } from '../core/interrupt.js';
+import { onInterrupt, throwIfInterrupted } from '../core/interrupt.js';
 
 /** A diagnostic unless `dir` is a directory this process may write and its owner has not made read-only. */
 export async function assertWritableDirectory(dir: string, role: string): Promise<void> {
@@ -101,6 +101,8 @@ interface Locked {
   parent: string;
   /** A full file system's other way out than freeing space. */
   elsewhere: string;
+  /** How long a live holder on this host is waited for, in ms (0: refused at once). */
+  wait: number;
 }
 
 const OUTPUT_DIRECTORY = {
@@ -109,6 +111,8 @@ const OUTPUT_DIRECTORY = {
   lock: 'the output lock',
   parent: "the output directory's parent",
   elsewhere: ', or choose an output directory on another file system',
+  // a fleet's render holds it from its first file to its end
+  wait: 0,
 };
 const LOCKFILE = {
   what: 'the lockfile',
@@ -116,6 +120,9 @@ const LOCKFILE = {
   lock: "the lockfile's lock",
   parent: 'the directory holding the lockfile',
   elsewhere: '',
+  // held for a write (renders of one manifest into several output directories, as make -j runs
+  // them, meet here), so waited for; a run still holding it after this long is named
+  wait: 30_000,
 };
 
 function lockHint(code: string | undefined, locked: Locked): string {
@@ -175,8 +182,9 @@ export async function lockOutputDirectory(outDir: string): Promise<() => Promise
 /**
  * Takes the lockfile's lock (`<lockfile>.lock` in the scratch directory beside it, as the output's
  * is beside the output), runs `write` and releases it: one run at a time reads the lockfile,
- * decides and writes it, as renders into several output directories share it. A signal waits for
- * `write`, which stops at its next step, so the lock is released.
+ * decides and writes it, as renders into several output directories share it. Unlike the
+ * output's, a lock another run on this host holds is waited for (30 s at most): it is held for one
+ * write. A signal waits for `write`, which stops at its next step, so the lock is released.
  */
 export async function holdingLockfile<T>(lockfile: string, write: () => Promise<T>): Promise<T> {
   const run = (async () => {
@@ -207,7 +215,9 @@ async function takeLock(locked: Locked): Promise<() => Promise<void>> {
   const file = outputLockPath(locked.subject);
   const parent = path.dirname(locked.subject);
   const host = os.hostname();
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const deadline = Date.now() + locked.wait;
+  let retried = false;
+  for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
     try {
       await inScratchDirectory(parent, async (scratch) => {
         const temporary = path.join(scratch, scratchName(path.basename(file), 'tmp'));
@@ -236,16 +246,18 @@ async function takeLock(locked: Locked): Promise<() => Promise<void>> {
       }
       const holder = await lockHolder(file);
       // A lock its holder released meanwhile is tried again too.
-      if ((holder === undefined || holder.stale) && attempt === 0) {
+      if ((holder === undefined || holder.stale) && !retried) {
         if (holder) await unlink(file).catch(() => undefined);
+        retried = true;
         continue;
       }
-      throw heldBy(locked, file, holder?.pid ?? NaN, holder?.owner);
+      if (holder === undefined || holder.owner !== host || Date.now() >= deadline)
+        throw heldBy(locked, file, holder?.pid ?? NaN, holder?.owner);
+      // a live holder on this host, waited for: a signal stops the wait
+      throwIfInterrupted();
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      throwIfInterrupted();
+      retried = false;
     }
   }
-  throw new CapiGitopsError({
-    file,
-    message: `cannot take ${locked.lock}`,
-    hint: `delete ${file} if no capi-gitops run is writing ${locked.subject}`,
-  });
 }

@@ -412,35 +412,71 @@ test('render --frozen whose lockfile another render changed meanwhile fails and 
   assert.equal(again.code, 0, again.stderr);
 });
 
-test('render, lock and update find the lockfile held by another run: a clear error naming it, nothing written; a stale lock is taken over', async () => {
+test('render, lock and update find the lockfile held by a run on another host: a clear error naming it, nothing written; a stale lock is taken over', async () => {
   const example = exampleCopy();
   const manifest = path.join(example, 'management-cluster');
-  const providers = path.join(manifest, 'providers.yaml');
-  writeFileSync(providers, readFileSync(providers, 'utf8').replace('version: "~0.2"', 'version: v0.2.0'));
+  editExample(manifest);
   const before = readFileSync(path.join(manifest, LOCKFILE), 'utf8');
   const out = path.join(tempDir(), 'out');
   // beside the lockfile, as the output's lock is beside the output directory
   const held = path.join(manifest, '.capi-gitops-tmp', `${LOCKFILE}.lock`);
-  const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
-  try {
-    mkdirSync(path.dirname(held), { recursive: true });
-    writeFileSync(held, `${holder.pid} ${hostname()}\n`);
-    for (const args of [['render', '-o', out], ['lock'], ['update']]) {
-      const blocked = await runCli([args[0]!, '-f', manifest, ...args.slice(1)]);
-      assertNoStackTrace(blocked, args[0]);
-      assert.equal(blocked.code, 1, `${args[0]}: ${blocked.stderr}`);
-      assert.ok(blocked.stderr.includes(`another capi-gitops run (process ${holder.pid}) is writing the lockfile`), blocked.stderr);
-      assert.ok(blocked.stderr.includes(`delete ${held}`), blocked.stderr);
-      assert.equal(readFileSync(path.join(manifest, LOCKFILE), 'utf8'), before, `${args[0]} wrote the lockfile`);
-      assert.ok(!existsSync(out), `${args[0]} wrote the output`);
-    }
-  } finally {
-    holder.kill();
+  mkdirSync(path.dirname(held), { recursive: true });
+  // a run on another host (a shared file system) cannot be told alive or gone: not waited for
+  writeFileSync(held, `4242 elsewhere.example\n`);
+  for (const args of [['render', '-o', out], ['lock'], ['update']]) {
+    const blocked = await runCli([args[0]!, '-f', manifest, ...args.slice(1)]);
+    assertNoStackTrace(blocked, args[0]);
+    assert.equal(blocked.code, 1, `${args[0]}: ${blocked.stderr}`);
+    assert.ok(
+      blocked.stderr.includes('another capi-gitops run (process 4242 on elsewhere.example) is writing the lockfile'),
+      blocked.stderr,
+    );
+    assert.ok(blocked.stderr.includes(`delete ${held}`), blocked.stderr);
+    assert.equal(readFileSync(path.join(manifest, LOCKFILE), 'utf8'), before, `${args[0]} wrote the lockfile`);
+    assert.ok(!existsSync(out), `${args[0]} wrote the output`);
   }
-  await new Promise((resolve) => holder.on('close', resolve));
+  // A process of this host that has exited: its lock is stale and taken over.
+  writeFileSync(held, `${await exitedPid()} ${hostname()}\n`);
   const after = await runCli(['render', '-f', manifest, '-o', out]);
   assert.equal(after.code, 0, after.stderr);
   assert.notEqual(readFileSync(path.join(manifest, LOCKFILE), 'utf8'), before);
+  assert.ok(!existsSync(path.dirname(held)), 'the lock is released and the scratch directory removed');
+});
+
+// Renders of one manifest into several output directories (make -j) meet at the lockfile's lock,
+// held for one write: it is waited for, not refused as a held output directory is.
+test("the lockfile's lock held by a live run of this host is waited for: the render writes once it is released", async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  editExample(manifest);
+  const out = path.join(tempDir(), 'out');
+  const held = path.join(manifest, '.capi-gitops-tmp', `${LOCKFILE}.lock`);
+  mkdirSync(path.dirname(held), { recursive: true });
+  // the lock as a FIFO: each time the render reads who holds it, our open for writing returns
+  execFileSync('mkfifo', [held]);
+  const run = spawnCli(['render', '-f', manifest, '-o', out]);
+  const holder = spawn('sleep', ['600'], { stdio: 'ignore' });
+  const readBy = async (text: string) => {
+    const fifo = await Promise.race([
+      open(held, 'w'),
+      run.done.then(async (r) => {
+        await open(held, constants.O_RDONLY | constants.O_NONBLOCK).then((f) => f.close()); // frees the open above
+        throw new Error(`the render ended instead of reading the lock: ${r.code} ${r.stderr}`);
+      }),
+    ]);
+    await fifo.writeFile(text);
+    await fifo.close();
+  };
+  try {
+    await readBy(`${holder.pid} ${hostname()}\n`);
+    // read again: the render waited instead of failing; now its holder has exited
+    await readBy(`${await exitedPid()} ${hostname()}\n`);
+  } finally {
+    holder.kill();
+  }
+  const result = await run.done;
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(existsSync(path.join(out, 'kustomization.yaml')), 'the output was written');
   assert.ok(!existsSync(path.dirname(held)), 'the lock is released and the scratch directory removed');
 });
 
