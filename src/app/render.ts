@@ -6,6 +6,8 @@ import path from 'node:path';
 import { listVariables, type ProviderVariables } from './cluster.js';
 import { renderOutput, refuseFleet, type RenderOptions, type OutputResult } from './run.js';
 import { prepareLockfile, readLockfile, serializeLockfile } from '../resolve/lock/lockfile.js';
+import { diffLockfiles } from '../resolve/lock/diff.js';
+import type { Lockfile } from '../resolve/lock/types.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { readFileSync } from 'node:fs';
 import { lockOutput, OutputStage, type WriteSummary } from '../output/write.js';
@@ -87,10 +89,13 @@ async function commitFleet(stage: OutputStage, result: OutputResult, output: str
  */
 async function lockfileChange(result: OutputResult, frozen: boolean | undefined): Promise<PreparedFile[]> {
   const now = frozen ? await readLockfile(result.lockFile) : undefined;
-  if (frozen && (now === undefined || serializeLockfile(now) !== serializeLockfile(result.lock.lock))) {
+  // as --frozen judged the lockfile it read: a fleet's whole, one cluster's by its changes
+  const answers = (file: Lockfile) =>
+    result.fleet ? serializeLockfile(file) === serializeLockfile(result.lock.lock) : diffLockfiles(file, result.lock.lock).length === 0;
+  if (frozen && (now === undefined || !answers(now))) {
     throw new CapiGitopsError({
       file: result.lockFile,
-      message: 'the lockfile changed while this render ran (another capi-gitops run wrote it), and --frozen does not write it',
+      message: 'the lockfile changed while this render ran (another run wrote it, or an edit), and --frozen does not write it',
       expected: 'the lockfile this render was checked against',
       hint: 'run again, which checks the render against the lockfile as it is now',
     });
