@@ -32,6 +32,38 @@ test('check after a cluster was removed names the lockfile line that still lists
   assert.equal(again.code, 0, again.stdout + again.stderr);
 });
 
+test('a cluster removed: check, check --cluster and render --frozen tell its lockfile entries as one problem at the line that lists it, naming its components', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const out = path.join(example, 'out');
+  const run = async (...args: string[]) => await runCli([...args, '-f', manifest, '--cache-dir', path.join(example, 'cache')]);
+  const fleet = path.join(manifest, 'fleet.yaml');
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n- name: c2\n- name: c3\n');
+  assert.equal((await run('render', '-o', out)).code, 0);
+  writeFileSync(fleet, 'apiVersion: capi-gitops.dev/v1alpha1\nkind: Config\nclusters:\n- name: c1\n');
+  const lines = readFileSync(path.join(manifest, 'capi-gitops.lock.yaml'), 'utf8').split('\n');
+  for (const args of [
+    ['check', '-o', out],
+    ['check', '-o', out, '--cluster', 'c1'],
+    ['render', '-o', out, '--frozen'],
+  ]) {
+    const result = await run(...args);
+    assert.equal(result.code, 1, result.stderr);
+    const told = result.stderr.split('\n').filter((l) => l.includes('the lockfile would change'));
+    assert.equal(told.length, 2, `${args.join(' ')}: one problem a removed cluster\n${result.stderr}`);
+    for (const [i, cluster] of ['c2', 'c3'].entries()) {
+      const at = /capi-gitops\.lock\.yaml:(\d+):(\d+): error: /.exec(told[i]!);
+      assert.ok(at, told[i]);
+      assert.equal(lines[Number(at[1]) - 1]!.slice(Number(at[2]) - 1), cluster);
+      assert.match(
+        told[i]!,
+        new RegExp(`would change: ${cluster}: - cert-manager v0\\.1\\.0, cluster-api v0\\.2\\.0, .*infrastructure-example v0\\.2\\.0 `),
+      );
+    }
+    assert.match(result.stderr, /^2 problems/m);
+  }
+});
+
 const TEAM_NOTES = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-notes\n  namespace: capi-system\ndata:\n  owner: platform\n';
 
 interface Problem {

@@ -83,13 +83,37 @@ export function assertFleetFrozen(previous: Lockfile | undefined, lock: Lockfile
   const kept = new Set(lock.entries.flatMap((e) => e.clusters ?? []));
   const gone = new Set((previous?.entries ?? []).flatMap((e) => e.clusters ?? []).filter((c) => !kept.has(c)));
   throw new CapiGitopsError(
-    told.map(({ cluster, line }) => ({
+    goneOnce(told, gone).map(({ cluster, line }) => ({
       file,
       ...(cluster === undefined || !gone.has(cluster) ? {} : previous?.locate?.({ cluster })),
       message: `${FROZEN}: the lockfile would change: ${line}`,
       hint: FROZEN_HINT,
     })),
   );
+}
+
+/**
+ * A cluster gone from Config clusters is one change, at the one lockfile line that lists it: its
+ * components' removals, `c2: - cert-manager v1.18.2, cluster-api v1.12.0 …`, not one a component.
+ */
+function goneOnce(changes: readonly { cluster?: string; line: string }[], gone: ReadonlySet<string>): { cluster?: string; line: string }[] {
+  const removal = ({ cluster, line }: { cluster?: string; line: string }) =>
+    cluster !== undefined && gone.has(cluster) && line.startsWith(`${cluster}: - `) ? line.slice(`${cluster}: - `.length) : undefined;
+  const told: { cluster?: string; line: string }[] = [];
+  for (const change of changes) {
+    if (removal(change) === undefined) told.push(change);
+    else if (!told.some((other) => other.cluster === change.cluster && removal(other) !== undefined)) {
+      const removed = changes
+        .filter((other) => other.cluster === change.cluster)
+        .map(removal)
+        .filter((r) => r !== undefined);
+      told.push({
+        cluster: change.cluster,
+        line: `${change.cluster}: - ${removed.join(', ')} of a cluster no longer in the Config's clusters (removed or renamed)`,
+      });
+    }
+  }
+  return told;
 }
 
 /**
