@@ -22,17 +22,21 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-/** Plain lines, one per event that matters; byte counts only when a file is done. `offline`: no request is made. */
+/**
+ * Plain lines, one per event that matters; byte counts only when a file is done. `offline`: no
+ * request is made, and the cache may lack what is asked: a file is told once the cache gave it,
+ * a listing as looked for (no event says it was found).
+ */
 export function lineFor(event: SourceProgressEvent, offline = false): string | undefined {
   switch (event.type) {
     case 'resolve':
-      return offline ? `reading the cached versions of ${event.source} (--offline)` : `listing versions of ${event.source}`;
+      return offline ? `looking in the cache for the versions of ${event.source} (--offline)` : `listing versions of ${event.source}`;
     case 'fetch':
-      return offline
-        ? `reading ${event.file} ${event.version} of ${event.source} from the cache (--offline)`
-        : `fetching ${event.file} ${event.version} from ${event.source}`;
+      return offline ? undefined : `fetching ${event.file} ${event.version} from ${event.source}`;
     case 'done':
-      return `fetched ${event.file} ${event.version} (${formatBytes(event.bytes)}${event.cached ? ', from cache' : ''})`;
+      return offline
+        ? `read ${event.file} ${event.version} of ${event.source} from the cache (${formatBytes(event.bytes)}, --offline)`
+        : `fetched ${event.file} ${event.version} (${formatBytes(event.bytes)}${event.cached ? ', from cache' : ''})`;
     case 'retry':
       return `retrying ${event.url} in ${Math.round(event.delayMs)} ms (attempt ${event.attempt}: ${event.reason})`;
     case 'bytes':
@@ -88,7 +92,7 @@ class BarReporter implements ProgressReporter {
     } else if (event.type === 'bytes') {
       this.received.set(event.url, event.received);
     } else if (event.type === 'resolve') {
-      this.current = this.offline ? `cached versions of ${event.source}` : `listing ${event.source}`;
+      this.current = this.offline ? `looking in the cache for ${event.source}` : `listing ${event.source}`;
     }
     this.render();
   }

@@ -68,7 +68,7 @@ test("plan --offline says its release lists are the cache's copy of an earlier l
     assert.doesNotMatch(offline.stderr, /listing versions of/);
     assert.match(
       offline.stderr,
-      /^reading the cached versions of http:\/\/127\.0\.0\.1:\d+\/bootstrap-talos\/\{version\}.* \(--offline\)$/m,
+      /^looking in the cache for the versions of http:\/\/127\.0\.0\.1:\d+\/bootstrap-talos\/\{version\}.* \(--offline\)$/m,
     );
     // only the provider listed from the cache: the core's local repository is read as it is now
     assert.match(

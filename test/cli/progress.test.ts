@@ -49,15 +49,17 @@ test('off a terminal, or in CI, progress is plain lines on the stream; --quiet p
   });
   assert.deepEqual(ciTerminal.written, ['fetching f.yaml v1 from s\n']);
 
-  // --offline makes no request: the line says where the file comes from
+  // --offline makes no request: a file is said to be read from the cache once the cache gave it, not
+  // when it is asked for (the cache may lack it); a listing is looked for there
   const offline = fakeStream(false);
-  (await progressReporter({ stream: offline, env: {}, offline: true })).onProgress({
-    type: 'fetch',
-    source: 's',
-    version: 'v1',
-    file: 'f.yaml',
-  });
-  assert.deepEqual(offline.written, ['reading f.yaml v1 of s from the cache (--offline)\n']);
+  const offlineReporter = await progressReporter({ stream: offline, env: {}, offline: true });
+  offlineReporter.onProgress({ type: 'resolve', source: 's' });
+  offlineReporter.onProgress({ type: 'fetch', source: 's', version: 'v1', file: 'f.yaml' });
+  offlineReporter.onProgress({ type: 'done', source: 's', version: 'v1', file: 'f.yaml', bytes: 812, cached: true });
+  assert.deepEqual(offline.written, [
+    'looking in the cache for the versions of s (--offline)\n',
+    'read f.yaml v1 of s from the cache (812 B, --offline)\n',
+  ]);
 
   const quiet = fakeStream(false);
   (await progressReporter({ stream: quiet, env: {}, quiet: true })).onProgress({

@@ -448,7 +448,9 @@ test('offline mode serves everything from the cache with no request, and names w
   assert.match(missing.message, /offline: asset metadata.yaml for version v1.12.0 of kubernetes-sigs\/cluster-api is not in the cache/);
   assert.match(
     missing.message,
-    new RegExp(`hint: run once online to fill the cache at ${cache.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    new RegExp(
+      `hint: run the same command once without --offline, on a machine with network access, to fill the cache at ${cache.dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; then retry`,
+    ),
   );
   assert.equal(h.fake.requests.length, requests);
 });

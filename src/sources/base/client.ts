@@ -113,7 +113,10 @@ export class SourceClient {
    */
   offlineMiss(what: string, newKey = false): CapiGitopsError {
     const cache = this.options.cache;
-    const fill = cache ? `run once online to fill the cache at ${cache.dir}` : 'offline mode needs a cache directory';
+    // the same command online asks for exactly what this one missed, and caches it where this one looks
+    const fill = cache
+      ? `run the same command once without --offline, on a machine with network access, to fill the cache at ${cache.dir}; then retry`
+      : 'offline mode needs a cache directory';
     // Filling the cache alone does not help a runner that starts without the key every time.
     const keep = `keep ${path.dirname(defaultCacheKeyFile())} between runs too, or set CAPI_GITOPS_CACHE_KEY (16 characters or more) in every run`;
     return this.error(`offline: ${what} is not in the cache`, {
