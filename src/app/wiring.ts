@@ -38,5 +38,7 @@ export async function prepareWiring(
     subdirectory: options.outputSubdirectory,
     clusterEntry: options.clusterGitopsEntry,
   });
+  // a key a values file gives twice: Helm takes the last, told at the repeat
+  for (const warning of prepared.warnings ?? []) options.onWarning?.(warning);
   return { ...prepared, ...(options.onWarning && { onWarning: options.onWarning }) };
 }

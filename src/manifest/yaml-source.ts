@@ -25,7 +25,7 @@ export interface SourceDocument {
  * schema); scalars are then typed as go-yaml v2 types them (src/yaml/scalar.ts), which is what
  * kubectl and the API server read: `yes`/`on` are booleans, `0755` is octal, timestamps stay text.
  */
-const PARSE_OPTIONS = {
+export const PARSE_OPTIONS = {
   version: '1.1',
   schema: 'failsafe',
   // repeated keys are found by reportDuplicateKeys: the library's own check is quadratic
@@ -154,7 +154,7 @@ function typedScalar(node: Scalar): PlainScalar {
 }
 
 /** The JSON key sigs.k8s.io/yaml makes of a key node; undefined when it has none. */
-function jsonKeyOfNode(node: unknown, doc: Document.Parsed): string | undefined {
+export function jsonKeyOfNode(node: unknown, doc: Document.Parsed): string | undefined {
   const target = YAML.isAlias(node) ? node.resolve(doc) : node;
   return YAML.isScalar(target) ? jsonKeyOf(typedScalar(target)) : undefined;
 }
@@ -241,11 +241,57 @@ class KubernetesYaml {
     const sources = YAML.isSeq(node) ? [...node.items].reverse().map((item) => this.value(item as YamlNode)) : [this.value(node)];
     for (const source of sources) {
       if (source === null || typeof source !== 'object' || Array.isArray(source)) {
-        throw new YamlValueError(startOf(node), 'a merge key (<<) needs a mapping or a list of mappings', 'merge mappings only');
+        throw new YamlValueError(
+          startOf(node),
+          'the merge key << takes a map, an alias of one, or a list of them',
+          'write the value under a key of its own, or merge a map: <<: *name where &name marks a map',
+        );
       }
       for (const [key, value] of Object.entries(source)) setOwnValue(into, key, value);
     }
   }
+}
+
+/** A key given again in its map: the field path of both, and where each key is. */
+export interface RepeatedKey {
+  path: FieldPath;
+  first: number;
+  again: number;
+}
+
+/**
+ * Keys a map gives more than once, by the JSON key each becomes (`yes` and `true` are one key, as
+ * go-yaml v2 reads them): go-yaml v2's Unmarshal (decode.go setMapIndex, not strict) keeps the
+ * last, as documentValue does. A map an alias repeats is told once, where it is written.
+ */
+export function repeatedKeys(source: SourceDocument): RepeatedKey[] {
+  const found: RepeatedKey[] = [];
+  const walk = (node: unknown, path: FieldPath): void => {
+    if (YAML.isSeq(node)) node.items.forEach((item, index) => walk(item, [...path, index]));
+    if (!YAML.isMap(node)) return;
+    const seen = new Map<string, number>();
+    for (const pair of node.items) {
+      // a merge key's own map is walked for its repeats; what it merges is not a repeat
+      if (isMergeKey(pair.key)) {
+        walk(pair.value, path);
+        continue;
+      }
+      let key: string | undefined;
+      try {
+        key = jsonKeyOfNode(pair.key, source.doc);
+      } catch {
+        key = undefined;
+      }
+      if (key === undefined) continue;
+      const offset = startOf(pair.key as YamlNode);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, offset);
+      else found.push({ path: [...path, key], first, again: offset });
+      walk(pair.value, [...path, key]);
+    }
+  };
+  walk(source.doc.contents, []);
+  return found;
 }
 
 /** The document as plain data, every field its own value (aliases are expanded into copies). */

@@ -14,7 +14,7 @@
  *   CAPI_GITOPS_YAML_MAX_NODES_PER_RUN  nodes of all inputs of a run default 8,000,000
  *                                       (each document counting DOCUMENT_NODES more)
  */
-import YAML, { Lexer } from 'yaml';
+import { Lexer } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { lineColumnAt } from './split.js';
 
@@ -398,92 +398,4 @@ export function scanStructure(text: string, source: string, limits: YamlLimits):
     i = lineEnd + 1;
   }
   return total + docNodes;
-}
-
-// Chart values may use aliases, as Helm's YAML reader allows; this many expansions at most.
-const MAX_VALUES_ALIAS_COUNT = 1000;
-
-/** YAML 1.1's base 60 numbers and timestamps, which go-yaml v2 does not read from a values file (resolve.go). */
-const NOT_IN_GO_YAML_V2 = (tag: YAML.Tags[number]) =>
-  typeof tag === 'string'
-    ? !['timestamp', 'intTime', 'floatTime'].includes(tag)
-    : !(tag.tag === 'tag:yaml.org,2002:timestamp' || ('format' in tag && tag.format === 'TIME'));
-
-/**
- * How chart values are parsed: as Helm reads them (sigs.k8s.io/yaml over go-yaml v2), YAML 1.1's
- * scalars (`yes`, `on` and `y` are true, `0644` is 420, `1_000` is 1000) without base 60 numbers or
- * timestamps, which go-yaml v2 leaves text; with merge keys (`<<: *base`, go-yaml v2 decode.go
- * merge). The map's own keys win over merged ones wherever `<<` is written, as YAML's merge key
- * type says; go-yaml v2 lets a `<<` written after a key override it.
- */
-export const VALUES_PARSE_OPTIONS = {
-  uniqueKeys: false,
-  merge: true,
-  version: '1.1',
-  customTags: (tags: YAML.Tags) => tags.filter(NOT_IN_GO_YAML_V2),
-} as const;
-
-/** The first `<<` whose value is not a map, an alias of one, or a list of them (go-yaml v2: "map merge requires map or sequence …"). */
-function badMergeSource(doc: YAML.Document): YAML.Node | undefined {
-  const isMapSource = (node: unknown): boolean => YAML.isMap(YAML.isAlias(node) ? node.resolve(doc) : node);
-  let bad: YAML.Node | undefined;
-  YAML.visit(doc, {
-    Pair(_key, pair) {
-      if (!YAML.isScalar(pair.key) || pair.key.source !== '<<') return undefined;
-      const value = pair.value;
-      const items = YAML.isSeq(value) ? value.items : [value];
-      const wrong = items.find((item) => !isMapSource(item));
-      if (wrong === undefined) return undefined;
-      bad = YAML.isNode(wrong) ? wrong : YAML.isNode(value) ? value : pair.key;
-      return YAML.visit.BREAK;
-    },
-  });
-  return bad;
-}
-
-/**
- * A chart values document as data, its aliases expanded (Helm reads values with go-yaml, which
- * expands them), bounded against alias bombs: past the bound the library throws a bare
- * ReferenceError, told here at the document's first alias. A merge key of a scalar is told at it.
- */
-export function valuesToJS(doc: YAML.Document, text: string, file: string): unknown {
-  const merge = badMergeSource(doc);
-  if (merge !== undefined)
-    throw new CapiGitopsError({
-      file,
-      ...lineColumnAt(text, merge.range?.[0] ?? 0),
-      message: 'the merge key << takes a map, an alias of one, or a list of them',
-      expected: 'a map to merge into this one',
-      hint: 'write the value under a key of its own, or merge a map: <<: *name where &name marks a map',
-    });
-  try {
-    return doc.toJS({ maxAliasCount: MAX_VALUES_ALIAS_COUNT });
-  } catch (err) {
-    if (!(err instanceof ReferenceError)) throw err;
-    // the library throws a ReferenceError for an alias with no anchor before it too: told as that
-    let offset: number | undefined;
-    let unresolved: YAML.Alias | undefined;
-    YAML.visit(doc, {
-      Alias(_key, node) {
-        offset ??= node.range?.[0] ?? 0;
-        if (node.resolve(doc) !== undefined) return undefined;
-        unresolved = node;
-        return YAML.visit.BREAK;
-      },
-    });
-    if (unresolved !== undefined)
-      throw new CapiGitopsError({
-        file,
-        ...lineColumnAt(text, unresolved.range?.[0] ?? 0),
-        message: `the alias *${unresolved.source} names no anchor before it in this document`,
-        hint: `write the value out here, or set &${unresolved.source} earlier in this document`,
-      });
-    throw new CapiGitopsError({
-      file,
-      ...lineColumnAt(text, offset ?? 0),
-      message: `YAML aliases here expand to more than ${MAX_VALUES_ALIAS_COUNT} values`,
-      expected: `aliases that expand to at most ${MAX_VALUES_ALIAS_COUNT} values`,
-      hint: 'write the repeated values out, or alias fewer of them',
-    });
-  }
 }

@@ -13,7 +13,7 @@ import type { ChartContext } from '../../src/layout/chart/types.js';
 import { loadChart } from '../../src/layout/chart/load.js';
 import { renderManagementCluster } from '../../src/app/cluster.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
-import { VALUES_PARSE_OPTIONS } from '../../src/yaml/bounds.js';
+import { readValuesYaml } from '../../src/layout/chart/values-yaml.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
 import { tempDir, writeTempManifest, corpusManifest } from '../helpers/corpus-manifest.js';
@@ -274,7 +274,7 @@ test("an alias in a --values file or a chart's values.yaml is expanded, as Helm 
   const bomb = await rejection(prepareChart({ builtIn: 'flux', path: 'p', valuesFiles: [valuesFile] }));
   assert.deepEqual(
     bomb.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
-    [[valuesFile, 2, 10, 'YAML aliases here expand to more than 1000 values']],
+    [[valuesFile, 2, 15, 'too many alias references']],
   );
   assert.doesNotMatch(JSON.stringify(bomb.diagnostics), /ReferenceError/);
 
@@ -313,14 +313,47 @@ test("a merge key (<<) in a --values file or a chart's values.yaml merges the al
   assert.doesNotMatch(JSON.stringify(scalar.diagnostics), /at mergeValue|Error:/);
 });
 
-test('a --values file with a key twice, or that is a list, is told at its line with a hint that fits the mistake (helm pkg/chart/common/values.go ReadValues: a values file is a map)', async () => {
+test('a --values file with a key twice is read as Helm reads it, the last taken, with a warning at the repeat (helm pkg/chart/common/values.go ReadValues → sigs.k8s.io/yaml yaml.go Unmarshal → go-yaml v2 decode.go setMapIndex, not strict); one that is a list is an error at its line (a values file is a map)', async () => {
   const dir = tempDir('capi-gitops-values-');
   const valuesFile = path.join(dir, 'values.yaml');
-  writeFileSync(valuesFile, 'syncPolicy:\n  retry:\n    limit: 3\n    limit: 4\n');
-  const twice = await rejection(readValuesFile(valuesFile));
+  // `yes` and `true` are one key (go-yaml v2 reads both as the boolean true)
+  writeFileSync(valuesFile, 'syncPolicy:\n  retry:\n    limit: 3\n    limit: 4\nlabels:\n  yes: a\n  true: b\n');
+  const twice = await readValuesFile(valuesFile);
+  assert.deepEqual(twice.values, { syncPolicy: { retry: { limit: 4 } }, labels: { true: 'b' } });
   assert.deepEqual(
-    twice.diagnostics.map((d) => [d.line, d.column, d.message, d.hint]),
-    [[4, 5, 'not valid YAML: Map keys must be unique (the first is at line 3)', 'keep one of the two: a key is written once in its map']],
+    twice.warnings?.map((d) => [d.file, d.line, d.column, d.path, d.message, d.hint]),
+    [
+      [
+        valuesFile,
+        4,
+        5,
+        'syncPolicy.retry.limit',
+        'given again in its map (first at line 3): Helm reads the last one, this one, and so does capi-gitops',
+        "keep the value you mean: delete line 3's entry to keep this one, or this one to keep line 3's",
+      ],
+      [
+        valuesFile,
+        7,
+        3,
+        'labels.true',
+        'given again in its map (first at line 6): Helm reads the last one, this one, and so does capi-gitops',
+        "keep the value you mean: delete line 6's entry to keep this one, or this one to keep line 6's",
+      ],
+    ],
+  );
+  // Helm 3 reads a values file's first document only, Helm 4 merges them all (pkg/chart/v2/loader/load.go LoadValues)
+  writeFileSync(valuesFile, 'a: 1\n---\nb: 2\n');
+  const documents = await rejection(readValuesFile(valuesFile));
+  assert.deepEqual(
+    documents.diagnostics.map((d) => [d.line, d.column, d.message, d.hint]),
+    [
+      [
+        2,
+        1,
+        'holds 2 YAML documents',
+        'merge the documents into one map and delete the --- line: Helm versions differ on a file of several (the first only, or all merged)',
+      ],
+    ],
   );
   writeFileSync(valuesFile, '# values\n- repoURL: https://git.example.com/x.git\n');
   const list = await rejection(readValuesFile(valuesFile));
@@ -354,6 +387,35 @@ test("values files are read as Helm reads them, YAML 1.1's scalars (yes, on, 064
   assert.deepEqual(
     refused.diagnostics.map((d) => [d.line, d.column, d.hint]),
     [[2, 17, `quote it in ${valuesFile}: "yes" (YAML reads yes unquoted as a boolean)`]],
+  );
+});
+
+test("values files' plain scalars are typed as go-yaml v2 types them, Go's ParseInt and ParseFloat included (0o17, 0X1F, 0B11 are integers; `.` and 1e400 text), and a merge key (<<) written after a key replaces it, as Helm reads values (helm pkg/chart/common/values.go ReadValues → sigs.k8s.io/yaml yaml.go Unmarshal → go-yaml v2 resolve.go resolve, decode.go mapping and merge)", async () => {
+  const dir = tempDir('capi-gitops-values-');
+  const valuesFile = path.join(dir, 'values.yaml');
+  writeFileSync(
+    valuesFile,
+    'a: 0o17\nb: 0X1F\nc: 0B11\nd: +0o17\ne: .\nf: 1e400\ng: 0_x1F\nbase: &b {tier: infra}\nh:\n  tier: capi\n  <<: *b\n',
+  );
+  assert.deepEqual((await readValuesFile(valuesFile)).values, {
+    a: 15,
+    b: 31,
+    c: 3,
+    d: 15,
+    e: '.',
+    f: '1e400',
+    g: 31,
+    base: { tier: 'infra' },
+    h: { tier: 'infra' },
+  });
+  const chart = writeChart({ 'values.yaml': 'mode: 0o644\n', 'templates/cm.yaml': PROBE_TEMPLATE });
+  assert.deepEqual((await loadChart(chart)).defaults, { mode: 420 });
+  // Helm's JSON round trip (sigs.k8s.io/yaml yamlToJSONTarget, json.Marshal) refuses infinity and NaN
+  writeFileSync(valuesFile, 'a: 1\nb: .inf\n');
+  const infinite = await rejection(readValuesFile(valuesFile));
+  assert.deepEqual(
+    infinite.diagnostics.map((d) => [d.file, d.line, d.column, d.message, d.hint]),
+    [[valuesFile, 2, 4, 'infinity and NaN have no JSON form', 'quote the value if it is meant as a string']],
   );
 });
 
@@ -754,6 +816,6 @@ test('a misspelt value below another (syncPolicy.retry.backof, destination.nme) 
 test("the built-in charts' values.yaml read the same as YAML 1.2 (build-charts.mjs precompiles them so) and as a user's copy is read (YAML 1.1, go-yaml v2's scalars)", () => {
   for (const name of ['argocd', 'flux']) {
     const text = readFileSync(path.join(PROJECT_ROOT, 'charts', name, 'values.yaml'), 'utf8');
-    assert.deepEqual(YAML.parseDocument(text, VALUES_PARSE_OPTIONS).toJS(), YAML.parse(text), name);
+    assert.deepEqual(readValuesYaml('values.yaml', text, 'values').value, YAML.parse(text), name);
   }
 });

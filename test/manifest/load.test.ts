@@ -572,3 +572,33 @@ items:
     ],
   );
 });
+
+test("Config gitops.values (and a layout's values) are read as Helm reads a values file, YAML 1.1's scalars typed by go-yaml v2: yes/on/y true, 0644 420, 0o17 15, dates text (helm pkg/chart/common/values.go ReadValues → sigs.k8s.io/yaml yaml.go Unmarshal; kubectl reads the manifest through the same)", async () => {
+  const { manifest } = await loadText(
+    [
+      'apiVersion: capi-gitops.dev/v1alpha1',
+      'kind: Config',
+      'gitops:',
+      '  values:',
+      '    createProject: no',
+      '    syncPolicy: {automated: {prune: on, selfHeal: y}}',
+      '    mode: 0644',
+      '    octal: 0o17',
+      '    since: 2024-01-01',
+      '    quoted: "yes"',
+      '  argocd:',
+      '    values:',
+      '      applicationSet: yes',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual(manifest.config.gitops?.values, {
+    createProject: false,
+    syncPolicy: { automated: { prune: true, selfHeal: true } },
+    mode: 420,
+    octal: 15,
+    since: '2024-01-01',
+    quoted: 'yes',
+  });
+  assert.deepEqual(manifest.config.gitops?.argocd?.values, { applicationSet: true });
+});

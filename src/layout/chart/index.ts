@@ -4,14 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
+import type YAML from 'yaml';
 import { CapiGitopsError, DiagnosticBag, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { valuesToJS } from '../../yaml/bounds.js';
-import { lineColumnAt } from '../../yaml/split.js';
 import { fieldPosition } from '../../manifest/yaml-source.js';
-import { chartValues, parseValuesText } from './values.js';
+import { chartValues } from './values.js';
+import { readValuesYaml, writtenText } from './values-yaml.js';
+import { lineColumnAt } from '../../yaml/split.js';
 import { otherSyncingTool, type LoadedChart, type ValuesLayer } from './types.js';
 import { setExpressionValues, setFlag, type SetExpression } from '../../core/helm-set.js';
 import { formatFieldPath } from '../../manifest/fields.js';
@@ -49,6 +49,8 @@ export interface PreparedChart {
   values: Values;
   /** Where the values gave a string that holds `text` (the layer that wins first), for a problem the rendered files show. */
   valueGiving?: (text: string) => ValueOrigin | undefined;
+  /** What reading the chart and the values files found and Helm reads anyway (a key given twice), each at its line. */
+  warnings?: Diagnostic[];
 }
 
 /** A value given by a layer: its path (`gitRepository.url`), the layer (`--set`, a file, the Config) and, in a file, its position. */
@@ -89,10 +91,10 @@ function valueGiving(layers: readonly ValuesLayer[], sets: readonly SetExpressio
 }
 
 /** A values file that is a list or a scalar, told at its first value: Helm reads a values file as a map. */
-function notAMapping(file: string, text: string, doc: YAML.Document, values: unknown): Diagnostic {
+function notAMapping(file: string, text: string, doc: YAML.Document | undefined, values: unknown): Diagnostic {
   return {
     file,
-    ...lineColumnAt(text, doc.contents?.range?.[0] ?? 0),
+    ...lineColumnAt(text, doc?.contents?.range?.[0] ?? 0),
     message: `is not a mapping: ${Array.isArray(values) ? 'a list' : `a ${typeof values}`}`,
     expected: 'a YAML mapping of chart values',
     hint: 'write the values as keys of a map, e.g. repoURL: https://git.example.com/platform/mgmt.git',
@@ -121,17 +123,17 @@ export async function readValuesFile(file: string): Promise<ValuesLayer> {
       hint: 'check the path given to --values',
     });
   }
-  const { doc, lineCounter } = parseValuesText(text, file, 'a YAML mapping of chart values');
-  const values = valuesToJS(doc, text, file);
-  if (values === null || values === undefined) return { source: file, values: {} };
-  if (!isValuesMap(values)) throw new CapiGitopsError(notAMapping(file, text, doc, values));
+  const { value: values, source, warnings } = readValuesYaml(file, text, 'a YAML mapping of chart values');
+  if (values === null || values === undefined) return { source: file, values: {}, warnings };
+  if (!isValuesMap(values) || !source) throw new CapiGitopsError(notAMapping(file, text, source?.doc, values));
   // a value the chart refuses is told at its line in this file
-  const source = { file, text, lineCounter, doc };
-  const written = (p: readonly (string | number)[]) => {
-    const node = doc.getIn(p, true);
-    return YAML.isScalar(node) && node.range ? text.slice(node.range[0], node.range[1]) : undefined;
+  return {
+    source: file,
+    values,
+    locate: (p) => fieldPosition(source, source.doc.contents, p, 'value'),
+    written: (p) => writtenText(source, p),
+    warnings,
   };
-  return { source: file, values, locate: (p) => fieldPosition(source, doc.contents, p, 'value'), written };
 }
 
 /** The output directory's path from the root of the Git repository that holds it, if any. */
@@ -210,7 +212,8 @@ export async function prepareChart(request: ChartRequest): Promise<PreparedChart
   if (request.subdirectory)
     values.path =
       values.path === '.' || values.path === '' ? request.subdirectory : `${values.path.replace(/\/+$/, '')}/${request.subdirectory}`;
-  return { chart, values, valueGiving: valueGiving(layers, request.set ?? []) };
+  const warnings = [...(chart.warnings ?? []), ...layers.flatMap((layer) => layer.warnings ?? [])];
+  return { chart, values, valueGiving: valueGiving(layers, request.set ?? []), ...(warnings.length > 0 && { warnings }) };
 }
 
 /**

@@ -3,12 +3,12 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML, { LineCounter } from 'yaml';
-import { fieldPosition } from '../../manifest/yaml-source.js';
+import { fieldPosition, PARSE_OPTIONS } from '../../manifest/yaml-source.js';
+import { readValuesYaml } from './values-yaml.js';
 import fg from 'fast-glob';
 import { CapiGitopsError, DiagnosticBag, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
 import { isValuesMap, type Values } from '../../core/values.js';
 import { readBoundedText } from '../../manifest/files.js';
-import { VALUES_PARSE_OPTIONS, valuesToJS } from '../../yaml/bounds.js';
 import { lineColumnAt } from '../../yaml/split.js';
 import type { ChartFile, ChartMetadata, LoadedChart, ValuesValidator } from './types.js';
 import type { ChartCompilers } from './compilers.js';
@@ -18,7 +18,6 @@ const require = createRequire(import.meta.url);
 /** The built-in charts ship in the package's `charts/` directory. */
 export const BUILT_IN_CHARTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'charts');
 import { BUILT_IN_CHARTS } from './types.js';
-import { parseValuesText } from './values.js';
 export { BUILT_IN_CHARTS };
 
 const CHART_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -36,10 +35,13 @@ function problem(file: string, message: string, expected: string, hint?: string)
   return { file, message, expected, ...(hint ? { hint } : {}) };
 }
 
-function parseYamlMap(text: string, file: string, bag: DiagnosticBag): Values | undefined {
+/** Chart.yaml or values.yaml as Helm reads it (values-yaml.ts); a key given twice is a warning in `warnings`. */
+function parseYamlMap(text: string, file: string, bag: DiagnosticBag, warnings: Diagnostic[]): Values | undefined {
   let value: unknown;
   try {
-    value = valuesToJS(parseValuesText(text, file, 'a YAML mapping').doc, text, file);
+    const read = readValuesYaml(file, text, 'a YAML mapping');
+    warnings.push(...read.warnings);
+    value = read.value;
   } catch (err) {
     bag.addError(err);
     return undefined;
@@ -209,13 +211,14 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
     });
   }
   const chartAt = defaultsLocator(chartFile, chartText);
-  const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag), chartFile, bag, (field) => {
+  const warnings: Diagnostic[] = [];
+  const metadata = chartMetadata(parseYamlMap(chartText, chartFile, bag, warnings), chartFile, bag, (field) => {
     const { line, column } = chartAt([field]);
     return { line, column };
   });
   const valuesFile = path.join(dir, 'values.yaml');
   const valuesText = await readOptional(valuesFile);
-  const defaults = valuesText === undefined ? {} : parseYamlMap(valuesText, valuesFile, bag);
+  const defaults = valuesText === undefined ? {} : parseYamlMap(valuesText, valuesFile, bag, warnings);
   const schemaFile = path.join(dir, 'values.schema.json');
   const schemaText = await readOptional(schemaFile);
   const schema = schemaText === undefined ? undefined : parseSchema(schemaText, schemaFile, bag);
@@ -231,6 +234,7 @@ export async function loadChart(dir: string, origin = dir, namedBy: ChartNamedBy
     origin,
     ...(namedBy.at ? { namedAt: namedBy.at } : {}),
     defaults: defaults ?? {},
+    ...(warnings.length > 0 && { warnings }),
     ...(valuesText === undefined ? {} : { locateDefaults: defaultsLocator(valuesFile, valuesText) }),
     ...(schema ? { schema } : {}),
     templates,
@@ -266,7 +270,7 @@ async function addTemplateProblems(
 function defaultsLocator(file: string, text: string): NonNullable<LoadedChart['locateDefaults']> {
   return (p) => {
     const lineCounter = new LineCounter();
-    const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
+    const doc = YAML.parseDocument(text, { ...PARSE_OPTIONS, lineCounter });
     return fieldPosition({ file, text, lineCounter, doc }, doc.contents, p, 'value');
   };
 }

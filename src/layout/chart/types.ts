@@ -55,6 +55,8 @@ export interface LoadedChart {
   namedAt?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** values.yaml */
   defaults: Values;
+  /** What reading Chart.yaml and values.yaml found and Helm reads anyway: a key given twice in a map (the last is taken). */
+  warnings?: Diagnostic[];
   /** Where values.yaml sets a value path (a chart read from a directory), for a problem the schema finds in a default. */
   locateDefaults?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** values.schema.json, if any */
@@ -92,6 +94,8 @@ export interface ValuesLayer {
   locate?: (path: readonly (string | number)[]) => Pick<Diagnostic, 'file' | 'line' | 'column'>;
   /** The text a scalar value was written as in its file (`yes` for true), for a hint that quotes it. */
   written?: (path: readonly (string | number)[]) => string | undefined;
+  /** What reading the file found and Helm reads anyway: a key given twice in a map (the last is taken). */
+  warnings?: Diagnostic[];
   /**
    * A fleet cluster's gitops values (its entry's over the Config's): where its own entry
    * (`clusters[0]`, `clusters[0].unsupportedOverrides`), not the shared Config, set the value at a path of them.

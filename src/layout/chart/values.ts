@@ -1,7 +1,4 @@
 import type { ErrorObject } from 'ajv';
-import YAML, { LineCounter, type YAMLError } from 'yaml';
-import { VALUES_PARSE_OPTIONS, YamlBudget } from '../../yaml/bounds.js';
-import { reportDuplicateKeys } from '../../yaml/unique-keys.js';
 import { CHART_AJV_OPTIONS } from './types.js';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { setExpressionValues, setFlag, userValues, type SetExpression } from '../../core/helm-set.js';
@@ -304,35 +301,4 @@ export function chartValues(
   problems.push(...(more?.(user, problems) ?? []));
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return user;
-}
-
-/**
- * A values text (a chart's values.yaml, a --values file) parsed as Helm reads it, bounded before
- * the parser sees it; its first syntax error, or a key written twice, thrown at its position.
- */
-export function parseValuesText(text: string, file: string, expected: string): { doc: YAML.Document.Parsed; lineCounter: LineCounter } {
-  // Nodes and depth bounded before the parser sees the text, as for manifests: 100,000 `[` would
-  // overflow its stack and be reported as "Maximum call stack size exceeded".
-  new YamlBudget().check(text, file);
-  const lineCounter = new LineCounter();
-  const doc = YAML.parseDocument(text, { ...VALUES_PARSE_OPTIONS, lineCounter });
-  reportDuplicateKeys(doc, lineCounter);
-  if (doc.errors.length > 0) throw new CapiGitopsError(yamlSyntaxProblem(doc.errors[0]!, file, expected));
-  return { doc, lineCounter };
-}
-
-/** The `yaml` library's first error in a chart's or values file, at its line and column. */
-function yamlSyntaxProblem(e: YAMLError, file: string, expected: string): Diagnostic {
-  return {
-    file,
-    line: e.linePos?.[0]?.line,
-    column: e.linePos?.[0]?.col,
-    // the parser's own "at line 12, column 1:" repeats the position the diagnostic has
-    message: `not valid YAML: ${e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`,
-    expected,
-    hint:
-      e.code === 'DUPLICATE_KEY'
-        ? 'keep one of the two: a key is written once in its map'
-        : 'correct this line or the one before it: an unclosed [ { or quote, or an indentation out of step, is the usual cause',
-  };
 }
