@@ -11,7 +11,7 @@ import { isPlainObject } from '../core/kobject.js';
 import { isProviderKind, OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isValuesMap, type Values } from '../core/values.js';
 import { compareSemantic, parseSemantic } from '../core/versions.js';
-import { toToolConfig } from './config.js';
+import { imageKeyRepeat, toToolConfig, viperImageKeys, writtenImagePath } from './config.js';
 import { closestName, formatFieldPath, formatPosition } from './fields.js';
 import { checkProviderSpecRules, toProviderObject } from './providers.js';
 import { validateDocument } from './schema.js';
@@ -251,11 +251,21 @@ function overlayLayer(
     written.set(canonical, name);
   }
   const configValues: Values = {};
+  let imageKeys: ReadonlyMap<string, string> = new Map();
   for (const [field, value] of Object.entries(snippet)) {
     if (field === 'providers' || field === 'name' || field === 'release' || field === 'unsupportedOverrides') continue;
     if (field === 'gitops' || isChartLayout(field))
       configValues.gitops = { ...(configValues.gitops as Values), ...clusterGitops(field, value) };
-    else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) setOwnValue(configValues, field, value);
+    else if (field === 'images' && isPlainObject(value)) {
+      // read lowercased, as the Config's (config.ts viperImageKeys), so that they merge over its keys
+      const images = viperImageKeys(value);
+      imageKeys = images.writtenAs;
+      setOwnValue(configValues, field, images.images);
+      for (const { key, first } of images.repeats) {
+        const { path, message, expected, hint } = imageKeyRepeat(['images'], key, first);
+        problem(path, { message, expected, hint }, 'key');
+      }
+    } else if (unsupported || (OVERLAY_CONFIG_FIELDS as readonly string[]).includes(field)) setOwnValue(configValues, field, value);
   }
   return {
     problems,
@@ -267,7 +277,7 @@ function overlayLayer(
         if (path[0] === 'providers') return locate(['providers', written.get(String(path[1])) ?? '', ...path.slice(2)], part);
         // Config gitops.argocd.values.x was written as the cluster's argocd.values.x, gitops.values.x as its gitops.x
         if (path[1] === 'gitops') return isChartLayout(path[2]) ? locate(path.slice(2), part) : locate(['gitops', ...path.slice(3)], part);
-        return locate(path.slice(1), part);
+        return locate(writtenImagePath(path.slice(1), ['images'], imageKeys), part);
       },
     },
   };

@@ -5,7 +5,7 @@ import { DiagnosticBag, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { OPERATOR_API_VERSION, TOOL_API_VERSION } from '../core/provider.js';
 import { isDns1123Label } from '../core/names.js';
-import { toToolConfig } from './config.js';
+import { toToolConfig, writtenImagePath } from './config.js';
 import { toConfigMapObject, toNamespaceObject, toSecretObject } from './core-objects.js';
 import {
   classifyDocument,
@@ -582,9 +582,11 @@ class ManifestCollector {
         break;
       }
       case 'config': {
-        const { config, findings } = toToolConfig(value, position);
+        const { config, findings, imageKeys } = toToolConfig(value, position);
         findings.forEach((finding) => this.report(unit, finding));
-        this.configs.push({ config, fieldPosition: (path, at = 'value') => fieldPosition(unit.source, unit.node, path, at) });
+        // an images key is read lowercased (viper), and located as written
+        const written = (path: FieldPath) => writtenImagePath(path, ['images'], imageKeys);
+        this.configs.push({ config, fieldPosition: (path, at = 'value') => fieldPosition(unit.source, unit.node, written(path), at) });
         break;
       }
       case 'release': {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
@@ -354,6 +355,37 @@ test('an images key naming no component (a provider name where clusterctl reads 
     /hint: clusterctl keys image overrides by the provider's manifest label: rename it to bootstrap-kubeadm or control-plane-kubeadm/,
   );
   assert.doesNotMatch(result.stderr, /images\.all/);
+});
+
+test('images keys match whatever their case, as clusterctl reads clusterctl.yaml through viper, which lowercases keys (cluster-api cmd/clusterctl/client/config/reader_viper.go UnmarshalKey, imagemeta_client.go getImageMeta; spf13/viper util.go insensitiviseMap); two keys alike but for case, which viper keeps at random, are an error at the later one', async () => {
+  const config = `images:
+  ALL:
+    tag: v9.9.9
+  Cluster-API:
+    repository: mirror.example.com/capi
+`;
+  const dir = writeTempManifest({ 'providers.yaml': corpusManifest() + config });
+  const out = path.join(dir, 'out');
+  const result = await runCli(['render', '-f', dir, '-o', out]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.doesNotMatch(result.stderr, /names no component/);
+  const images = readdirSync(out, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.yaml'))
+    .flatMap((file) => [...readFileSync(path.join(out, file), 'utf8').matchAll(/ image: (\S+)/g)].map((m) => m[1]!));
+  assert.ok(images.includes('mirror.example.com/capi/cluster-api-controller:v9.9.9'), images.join('\n'));
+  assert.ok(images.length > 1 && images.every((image) => image.endsWith(':v9.9.9')), images.join('\n'));
+
+  const twice = writeTempManifest({ 'providers.yaml': `${corpusManifest()}images:\n  all:\n    tag: v1.0.0\n  ALL:\n    tag: v2.0.0\n` });
+  const refused = await runCli(['render', '-f', twice, '-o', path.join(twice, 'out')]);
+  assert.equal(refused.code, 1, refused.stderr);
+  const at = corpusManifest().split('\n').length + 3;
+  assert.match(
+    refused.stderr,
+    new RegExp(
+      `providers\\.yaml:${at}:3: error: .*ALL and all are one images key to clusterctl, which reads clusterctl\\.yaml's keys lowercased \\(viper\\): which of the two it applies is left to chance`,
+    ),
+  );
+  assert.match(refused.stderr, /hint: keep one of them: delete ALL or all, or merge their fields into one/);
 });
 
 const LABELS = ['bootstrap-kubeadm', 'cluster-api', 'control-plane-kubeadm', 'infrastructure-docker'];
