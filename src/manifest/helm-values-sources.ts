@@ -16,6 +16,7 @@ import { YamlBudget } from '../yaml/bounds.js';
 import { decodeBase64 } from './core-objects.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { valueAt } from './fields.js';
+import { repeatedKeyWarnings } from './repeated-keys.js';
 import type { ChartVersionRequest } from './helm-chart-versions.js';
 import {
   documentValue,
@@ -100,6 +101,8 @@ interface Doc {
   label: string;
   /** The run's YAML budget: YAML held in a string is parsed again, and counted too. */
   budget: YamlBudget;
+  /** The run's warnings: a key that YAML held in a string gives twice. */
+  warnings: Diagnostic[];
   /** The object's node: the document's contents, or an item of a List document. */
   root: YamlNode | null;
 }
@@ -135,13 +138,13 @@ function mapPart(doc: Doc, base: FieldPath, values: Values): Part {
 }
 
 /** A document's objects: the object, or each item of a v1 List (what `kubectl get a,b -o yaml` prints). */
-function objectDocs(source: SourceDocument, value: Record<string, unknown>, budget: YamlBudget): Doc[] {
+function objectDocs(source: SourceDocument, value: Record<string, unknown>, budget: YamlBudget, warnings: Diagnostic[]): Doc[] {
   const contents = source.doc.contents as YamlNode | null;
   if (value.kind !== 'List' || value.apiVersion !== 'v1' || !Array.isArray(value.items))
-    return [{ source, value, label: labelOf(value), budget, root: contents }];
+    return [{ source, value, label: labelOf(value), budget, warnings, root: contents }];
   return value.items.flatMap((item: unknown, index) =>
     isPlainObject(item) && typeof item.apiVersion === 'string' && typeof item.kind === 'string'
-      ? [{ source, value: item, label: labelOf(item), budget, root: locate(source, contents, ['items', index]).node }]
+      ? [{ source, value: item, label: labelOf(item), budget, warnings, root: locate(source, contents, ['items', index]).node }]
       : [],
   );
 }
@@ -210,7 +213,8 @@ function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagno
     problems.push(...error.diagnostics.map((d) => ({ ...d, ...where })));
     return undefined;
   }
-  const parsed = parseManifestFile(where.file ?? '', text);
+  // values Helm reads as a values file: a key given twice is the last (repeated-keys.ts)
+  const parsed = parseManifestFile(where.file ?? '', text, { repeatedKeys: 'keep' });
   /** Records the problem; undefined, so that `return fail(…)` reads the value as absent. */
   const fail = (message: string): undefined => {
     problems.push({
@@ -231,6 +235,7 @@ function parseEmbedded(doc: Doc, path: FieldPath, text: string, problems: Diagno
     if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
     return fail(`${path.join('.')} is not valid YAML: ${error.message}`);
   }
+  if (parsed.documents[0]) doc.warnings.push(...repeatedKeyWarnings(parsed.documents[0], where));
   if (value === null || value === undefined) return {};
   return isPlainObject(value) ? value : fail(`${path.join('.')} is not a map`);
 }
@@ -653,7 +658,8 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       problems.push(...error.diagnostics);
       continue;
     }
-    const parsed = parseManifestFile(file, text);
+    // a plain values file takes a key given twice as Helm does, the last; an object refuses it, as before
+    const parsed = parseManifestFile(file, text, { repeatedKeys: 'keep' });
     problems.push(...parsed.syntaxErrors);
     const docs: Doc[] = [];
     let plain: Values | undefined;
@@ -666,12 +672,19 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       } catch (error) {
         if (!(error instanceof YamlValueError) && !(error instanceof RangeError)) throw error;
         problems.push({ ...nodePosition(source, null), message: `invalid YAML: ${error.message}`, expected: 'YAML that converts to JSON' });
+        problems.push(...(source.repeatedKeyProblems ?? []));
         continue;
       }
       if (value === null || value === undefined) continue;
       const position = { ...nodePosition(source, source.doc.contents as YamlNode | null), message: '' };
+      const plainValues =
+        parsed.documents.length === 1 && isPlainObject(value) && !(typeof value.apiVersion === 'string' && typeof value.kind === 'string');
+      if (!plainValues && source.repeatedKeyProblems) {
+        problems.push(...source.repeatedKeyProblems);
+        continue;
+      }
       if (isPlainObject(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string') {
-        const objects = objectDocs(source, value, budget);
+        const objects = objectDocs(source, value, budget, warnings);
         // kubectl prints an empty List when nothing matched: no values to import, never exit 0 with nothing
         if (objects.length === 0)
           problems.push({
@@ -684,6 +697,7 @@ export async function readHelmValuesFiles(files: readonly string[]): Promise<Hel
       } else if (parsed.documents.length === 1 && isPlainObject(value)) {
         plain = value;
         plainAt = position;
+        warnings.push(...repeatedKeyWarnings(source));
         locate = (path, at = 'key') => fieldPosition(source, source.doc.contents as YamlNode | null, path, at);
       } else {
         problems.push({

@@ -18,6 +18,8 @@ export interface SourceDocument {
   text: string;
   readonly lineCounter: LineCounter;
   readonly doc: Document.Parsed;
+  /** With `repeatedKeys: 'keep'`: each key given twice in a map, as the error a manifest has for it. */
+  readonly repeatedKeyProblems?: Diagnostic[];
 }
 
 /**
@@ -42,8 +44,12 @@ export interface ParsedFile {
   syntaxErrors: Diagnostic[];
 }
 
-/** Parses a multi-document file; documents with syntax errors are reported and left out. */
-export function parseManifestFile(file: string, text: string): ParsedFile {
+/**
+ * Parses a multi-document file; documents with syntax errors are reported and left out. A key given
+ * twice in a map is one of them, unless `repeatedKeys` is 'keep' (a values document, which Helm
+ * reads with the last): the document is kept, the problem in its `repeatedKeyProblems`.
+ */
+export function parseManifestFile(file: string, text: string, options: { repeatedKeys?: 'refuse' | 'keep' } = {}): ParsedFile {
   // Git's markers, which the parser would report as a dozen unrelated syntax errors
   const conflicts = mergeConflictProblems(
     text,
@@ -60,11 +66,14 @@ export function parseManifestFile(file: string, text: string): ParsedFile {
   const syntaxErrors: Diagnostic[] = [];
   for (const doc of parsed) {
     reportDuplicateKeys(doc, lineCounter);
+    const repeated = options.repeatedKeys === 'keep' ? doc.errors.filter((error) => error.code === 'DUPLICATE_KEY') : [];
+    if (repeated.length > 0) doc.errors = doc.errors.filter((error) => error.code !== 'DUPLICATE_KEY');
     if (doc.errors.length > 0) {
       for (const error of doc.errors) syntaxErrors.push(syntaxDiagnostic(file, lineCounter, error));
       continue;
     }
-    documents.push({ file, text, lineCounter, doc });
+    const repeatedKeyProblems = repeated.map((error) => syntaxDiagnostic(file, lineCounter, error));
+    documents.push({ file, text, lineCounter, doc, ...(repeatedKeyProblems.length > 0 && { repeatedKeyProblems }) });
   }
   return { documents, syntaxErrors };
 }

@@ -959,3 +959,138 @@ spec:
   assert.deepEqual(followed.byId['InfrastructureProvider/docker'], { version: 'v1.12.0' });
   assert.equal(followed.sources.warnings.filter((w) => w.path === 'spec.source.helm.values').length, 0);
 });
+
+test("YAML 1.1's scalars (yes, on, y) are booleans wherever the values are kept, as each tool's reader types them: a values file, a Flux valuesFrom ConfigMap and an Argo CD helm.values string as Helm reads a values file (helm pkg/chart/common/values.go ReadValues → sigs.k8s.io/yaml → go-yaml v2 resolve.go), HelmRelease spec.values and Argo CD valuesObject as kubectl and the API server read the manifest (sigs.k8s.io/yaml, the same go-yaml v2)", async () => {
+  const gates = (on: string, off: string) => `manager:
+  featureGates:
+    core:
+      ClusterTopology: ${on}
+      MachinePool: ${off}
+`;
+  const indent = (text: string, by: string) => text.replace(/^(?=.)/gm, by);
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: capi-operator-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: "0.23.0"
+  valuesFrom:
+    - kind: ConfigMap
+      name: capi-gates
+  values:
+    core:
+      cluster-api:
+        version: v1.8.4
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: capi-gates
+  namespace: capi-operator-system
+data:
+  values.yaml: |
+${indent(gates('yes', 'off'), '    ')}`;
+  const application = (field: 'values: |' | 'valuesObject:') => `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.23.0
+    helm:
+      ${field}
+        core:
+          cluster-api:
+            version: v1.8.4
+${indent(gates('On', 'n'), '        ')}`;
+  const inRelease = release.replace('        version: v1.8.4\n', `        version: v1.8.4\n${indent(gates('y', 'NO'), '    ')}`);
+  const shapes = {
+    // chart v0.28.0 (no version named) reads the gates under the provider's own key
+    'values file': `core:\n  cluster-api:\n    version: v1.8.4\n${indent(gates('yes', 'off').replace('    core:\n', '').replace(/^ {4}/gm, '  '), '    ')}`,
+    'Flux valuesFrom ConfigMap': release,
+    'HelmRelease spec.values': inRelease.replace(/ {2}valuesFrom:\n(?: {4}.*\n)+/, ''),
+    'Argo CD helm.values': application('values: |'),
+    'Argo CD valuesObject': application('valuesObject:'),
+  };
+  for (const [shape, text] of Object.entries(shapes)) {
+    const { byId } = await importFiles(files({ 'release.yaml': text }));
+    assert.deepEqual(
+      (byId['CoreProvider/cluster-api'] as { manager?: unknown } | undefined)?.manager,
+      { featureGates: { ClusterTopology: true, MachinePool: false } },
+      shape,
+    );
+  }
+});
+
+test("a key given twice in values Helm reads as a values file (a values file, an Argo CD helm.values string) is the last, with a warning at the repeat, as Helm reads it (go-yaml v2 decode.go setMapIndex, not strict); in a HelmRelease's own fields it is still an error at its line", async () => {
+  const twice = `infrastructure:
+  aws:
+    version: v2.5.0
+  aws:
+    version: v2.6.1
+`;
+  const plain = await importFiles(files({ 'values.yaml': twice }));
+  assert.equal((plain.byId['InfrastructureProvider/aws'] as { version?: string }).version, 'v2.6.1');
+  const warned = plain.sources.warnings.map((w) => [w.line, w.column, w.path, w.message]);
+  assert.deepEqual(warned, [
+    [4, 3, 'infrastructure.aws', 'given again in its map (first at line 2): Helm reads the last one, this one, and so does capi-gitops'],
+  ]);
+
+  const application = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: capi-operator
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://kubernetes-sigs.github.io/cluster-api-operator
+    chart: cluster-api-operator
+    targetRevision: 0.23.0
+    helm:
+      values: |
+${twice.replace(/^/gm, '        ').trimEnd()}
+`;
+  const argo = await importFiles(files({ 'application.yaml': application }));
+  assert.equal((argo.byId['InfrastructureProvider/aws'] as { version?: string }).version, 'v2.6.1');
+  assert.deepEqual(
+    argo.sources.warnings.map((w) => [w.line, w.column, w.path, w.message, w.hint]),
+    [
+      [
+        12,
+        15,
+        'spec.source.helm.values',
+        'line 4 of the value gives infrastructure.aws again (first at line 2): Helm reads the last one, and so does capi-gitops',
+        'keep the value you mean: delete line 2 or line 4 of the value (with the lines below it that belong to it)',
+      ],
+    ],
+  );
+
+  const release = `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: capi-operator
+  namespace: capi-operator-system
+spec:
+  chart:
+    spec:
+      chart: cluster-api-operator
+      version: "0.23.0"
+  values:
+${twice.replace(/^/gm, '    ').trimEnd()}
+`;
+  const error = await readHelmValuesFiles(files({ 'release.yaml': release })).then(
+    () => assert.fail('expected an error'),
+    (err: unknown) => err as CapiGitopsError,
+  );
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.line, d.column, d.message]),
+    [[15, 7, 'invalid YAML: map keys must be unique (the first is at line 13)']],
+  );
+});

@@ -10,13 +10,12 @@
 import YAML, { LineCounter, type YAMLError } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../../core/diagnostics.js';
 import { YamlBudget } from '../../yaml/bounds.js';
-import { formatFieldPath } from '../../manifest/fields.js';
+import { repeatedKeyWarnings } from '../../manifest/repeated-keys.js';
 import {
   documentValue,
   locate,
   PARSE_OPTIONS,
   positionAt,
-  repeatedKeys,
   YamlValueError,
   type FieldPath,
   type SourceDocument,
@@ -74,20 +73,6 @@ export function readValuesYaml(file: string, text: string, expected: string): Va
     throw error;
   }
   return { value, source, warnings: repeatedKeyWarnings(source) };
-}
-
-function repeatedKeyWarnings(source: SourceDocument): Diagnostic[] {
-  return repeatedKeys(source).map(({ path, first, again }) => {
-    const at = positionAt(source, again);
-    const firstLine = positionAt(source, first).line;
-    return {
-      ...at,
-      path: formatFieldPath(path),
-      message: `given again in its map (first at line ${firstLine}): Helm reads the last one, this one, and so does capi-gitops`,
-      expected: 'each key once in its map',
-      hint: `keep the value you mean: delete line ${firstLine}'s entry to keep this one, or this one to keep line ${firstLine}'s`,
-    };
-  });
 }
 
 /** The text a scalar value was written as (`yes` for true), for a hint that quotes it. */
