@@ -121,6 +121,36 @@ test('layer 4 wins over layer 3: the overlay pins a version over the release, an
   assert.deepEqual(c!.manifest.config.gitops?.values, { destination: { name: 'eu-1' } });
 });
 
+test("a cluster's images keys are read lowercased, as the Config's (clusterctl reads clusterctl.yaml through viper, which lowercases keys: spf13/viper util.go insensitiviseMap), so ALL merges over the Config's all; two alike but for case are an error at the later one", async () => {
+  const [c] = await expand(`images: {all: {repository: mirror.example/capi, tag: v1.0.0}}
+clusters:
+- name: eu-1
+  images: {ALL: {tag: v2.0.0}, Cluster-API: {name: capi}}
+`);
+  assert.deepEqual(c!.manifest.config.images, {
+    all: { repository: 'mirror.example/capi', tag: 'v2.0.0' },
+    'cluster-api': { name: 'capi' },
+  });
+  const config = `clusters:
+- name: eu-1
+  images:
+    all: {tag: v1.0.0}
+    All: {tag: v2.0.0}
+`;
+  const { error, file } = await expandError(config);
+  assert.deepEqual(
+    error.diagnostics.map((d) => [d.file, d.line, d.column, d.message]),
+    [
+      [
+        file,
+        lineOf(config, '    All:'),
+        5,
+        "All and all are one images key to clusterctl, which reads clusterctl.yaml's keys lowercased (viper): which of the two it applies is left to chance",
+      ],
+    ],
+  );
+});
+
 test('lists replace, they do not merge (helm pkg/chart/common/util/coalesce.go)', async () => {
   const [c] = await expand(`clusters:
 - name: a
