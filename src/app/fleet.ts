@@ -499,6 +499,8 @@ async function argoFleet(
       const values = await prepareWiring(builtIn, clusterManifest(cluster, 'argocd'), {
         ...options,
         outputSubdirectory: clusterDirectory(cluster.name),
+        // the values' warnings are told by each cluster's render, once for the fleet
+        onWarning: undefined,
       }).then(
         (wiring) => wiring.values,
         (err: unknown) => (err instanceof CapiGitopsError ? undefined : Promise.reject(err)),

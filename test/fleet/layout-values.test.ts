@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadManifest } from '../../src/manifest/load.js';
@@ -14,7 +14,8 @@ import { expandFleet } from '../../src/manifest/fleet-expand.js';
 import { prepareWiring } from '../../src/app/wiring.js';
 import { renderOutput } from '../../src/app/run.js';
 import type { Values } from '../../src/core/values.js';
-import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { corpusManifest, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { rejection } from '../helpers/assertions.js';
 import { PROJECT_ROOT } from '../helpers/paths.js';
 
@@ -50,6 +51,36 @@ test("the README's fleet example renders with --layout argocd and with --layout 
   const fleetSet = await renderOutput({ manifestPaths: [dir], layout: 'argocd', set: applicationSet });
   const text = fleetSet.files.get('argocd/applicationset-capi-gitops-fleet.yaml')!;
   for (const name of ['eu-1', 'us-1', 'lab-1']) assert.match(text, new RegExp(`destinationName: \\|-\\n[^:]*"${name}" "${name}"`));
+});
+
+test("a --values file's key given twice is warned about once for the fleet, at the repeat, and its last value reaches every cluster (go-yaml v2 decode.go setMapIndex, as Helm reads values)", async () => {
+  const config = readmeFleetConfig();
+  const wiring = { clusters: config.clusters.map(({ name, gitops, argocd, flux }) => ({ name, gitops, argocd, flux })) };
+  const dir = writeTempManifest({ 'fleet.yaml': corpusManifest('v1.12.0') + YAML.stringify(wiring) });
+  // beside the manifest's directory, not in it (-f reads its *.yaml files)
+  const valuesFile = path.join(tempDir('capi-gitops-values-'), 'values.yaml');
+  writeFileSync(valuesFile, 'repoURL: https://git.example.com/platform/old.git\nrepoURL: https://git.example.com/platform/fleet.git\n');
+  const warnings: Diagnostic[] = [];
+  const argocd = await renderOutput({
+    manifestPaths: [dir],
+    layout: 'argocd',
+    set: PATH,
+    valuesFiles: [valuesFile],
+    onWarning: (w) => warnings.push(w),
+  });
+  assert.deepEqual(
+    warnings.filter((w) => w.file === valuesFile).map((w) => [w.line, w.column, w.object, w.message]),
+    [
+      [
+        2,
+        1,
+        'clusters eu-1, lab-1, us-1',
+        'given again in its map (first at line 1): Helm reads the last one, this one, and so does capi-gitops',
+      ],
+    ],
+  );
+  const application = YAML.parse(argocd.files.get('clusters/eu-1/argocd/application-capi-gitops-eu-1-01-cluster-api.yaml')!);
+  assert.equal(application.spec.source.repoURL, 'https://git.example.com/platform/fleet.git');
 });
 
 /** The shared Config and eu-1 each give values for either chart and for one layout's chart; us-1 drops the shared argocd values. */
