@@ -92,12 +92,17 @@ function configSecretOf(
   return secret;
 }
 
-function imageOverridesFor(manifest: Manifest, secret: SecretObject | undefined): PreparedProvider['images'] {
+function imageOverridesFor(
+  manifest: Manifest,
+  secret: SecretObject | undefined,
+  onWarning: (warning: Diagnostic) => void,
+): PreparedProvider['images'] {
   if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { fromSecret: {} };
   const fromSecret = parseImagesValue(
     secret.data[IMAGES_KEY]!,
     `Secret ${secret.namespace}/${secret.name} key "${IMAGES_KEY}"`,
     secret.position,
+    onWarning,
   );
   return { fromSecret };
 }
@@ -271,14 +276,17 @@ export async function prepareProviders(
     ),
   );
   const prepared: PreparedProvider[] = [];
+  // a Secret that several providers read is read for each: its warnings told once
+  const imageWarnings: Diagnostic[] = [];
   for (const { resolved, secret } of withSecrets) {
     try {
       const lookup = secretAwareLookup(manifest, secret, run);
-      prepared.push({ resolved, secret, lookup, images: imageOverridesFor(manifest, secret) });
+      prepared.push({ resolved, secret, lookup, images: imageOverridesFor(manifest, secret, (w) => imageWarnings.push(w)) });
     } catch (err) {
       bag.addError(err);
     }
   }
+  tellOnce(imageWarnings).forEach((w) => options.onWarning?.(w));
   options.onSecretValues?.(needles);
   return { prepared, needles, problems: tellOnce(bag.items, sameSecretProblem) };
 }

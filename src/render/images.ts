@@ -326,7 +326,13 @@ const IMAGES_HINT =
  * Parse a configSecret's `images` value: clusterctl's images map, `key: {repository, name, tag}`.
  * Values come from a Secret, so messages name keys and fields but never echo a value.
  */
-export function parseImagesValue(yamlText: string, origin: string, position?: SourcePosition): Record<string, ImageMeta> {
+export function parseImagesValue(
+  yamlText: string,
+  origin: string,
+  position?: SourcePosition,
+  /** A key the value gives twice, which the operator reads as the last one (and so does this). */
+  onWarning?: (warning: Diagnostic) => void,
+): Record<string, ImageMeta> {
   const where = position ? { file: position.file, line: position.line, column: position.column } : {};
   const problem: ProblemAt = (path, message, expected) => ({
     ...where,
@@ -340,6 +346,11 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(yamlText, { version: '1.1', uniqueKeys: false, lineCounter });
   reportDuplicateKeys(doc, lineCounter);
+  // the operator reads the key with clusterctl's MemoryReader.UnmarshalKey: sigs.k8s.io/yaml over
+  // go-yaml v2, whose decoder (decode.go setMapIndex, not strict) keeps a repeated key's last value
+  const repeated = doc.errors.filter((e) => e.code === 'DUPLICATE_KEY');
+  doc.errors = doc.errors.filter((e) => e.code !== 'DUPLICATE_KEY');
+  if (doc.errors.length === 0) for (const e of repeated) onWarning?.(repeatedImagesKey(e, lineCounter, where, origin));
   if (doc.errors.length > 0) {
     throw new CapiGitopsError(
       doc.errors.map((e) => problem('images', `is not valid YAML (${e.code} at line ${e.linePos?.[0].line ?? '?'})`, 'a YAML mapping')),
@@ -388,6 +399,25 @@ export function parseImagesValue(yamlText: string, origin: string, position?: So
   }
   bag.throwIfAny();
   return result;
+}
+
+/** A key the images value gives twice: by its lines in the value, whose text (a Secret's) is never quoted. */
+function repeatedImagesKey(
+  error: YAML.YAMLError,
+  lineCounter: YAML.LineCounter,
+  where: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+  origin: string,
+): Diagnostic {
+  const again = lineCounter.linePos(error.pos[0]).line;
+  const first = /at line (\d+)/.exec(error.message)?.[1] ?? '?';
+  return {
+    ...where,
+    object: origin,
+    path: 'images',
+    message: `line ${again} of the value gives a key of line ${first} again: the operator reads the last one (clusterctl's MemoryReader, go-yaml v2), and so does capi-gitops`,
+    expected: 'each key once in its map',
+    hint: `keep the value you mean: delete line ${first} or line ${again} of the value (with the lines below it that belong to it)`,
+  };
 }
 
 /** An images entry's {repository, name, tag}, each a valid part of an image reference; problems go to `bag`. */

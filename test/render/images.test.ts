@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { runCli } from '../helpers/cli.js';
@@ -280,6 +280,32 @@ test("a configSecret's images apply first and Config.images over every image aft
   const result = await renderManagementCluster({ manifestPaths: [dir], secretsStrategy: 'inline', allowSecretValues: true });
   const manager = [...result.files.values()].find((t) => t.includes('kind: Deployment'))!;
   assert.match(manager, /image: mirror\.example\/capi\/capi:v0\.3\.0\n/);
+
+  // a key the Secret's value gives twice: the last, as the operator reads it, told once at the Secret
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    readFileSync(path.join(dir, 'providers.yaml'), 'utf8').replace(
+      '      tag: v0.3.0\n',
+      '      tag: v0.3.0\n    cluster-api:\n      tag: v0.4.0\n',
+    ),
+  );
+  const warnings: Diagnostic[] = [];
+  const again = await renderManagementCluster({
+    manifestPaths: [dir],
+    secretsStrategy: 'inline',
+    allowSecretValues: true,
+    onWarning: (w) => warnings.push(w),
+  });
+  assert.match(
+    [...again.files.values()].find((t) => t.includes('kind: Deployment'))!,
+    /image: mirror\.example\/capi\/capi:v0\.4\.0\n/,
+  );
+  assert.deepEqual(
+    warnings.filter((w) => w.path === 'images').map((w) => w.message),
+    [
+      "line 4 of the value gives a key of line 1 again: the operator reads the last one (clusterctl's MemoryReader, go-yaml v2), and so does capi-gitops",
+    ],
+  );
 });
 
 test('parseImagesValue reads the clusterctl images map from a Secret key', () => {
@@ -292,6 +318,32 @@ test('parseImagesValue reads the clusterctl images map from a Secret key', () =>
   });
   assert.deepEqual(parseImagesValue('', 'Secret s/s'), {});
   assert.deepEqual(parseImagesValue('all:\n', 'Secret s/s'), { all: {} });
+});
+
+test("a configSecret's images value that gives a key twice is read as the operator reads it, the last one, with a warning naming the lines of the value and not its text (cluster-api cmd/clusterctl/client/config/reader_memory.go UnmarshalKey → sigs.k8s.io/yaml → go-yaml v2 decode.go setMapIndex, not strict)", () => {
+  const secretish = 'mirror.sup3r-s3cret.example';
+  const warnings: Diagnostic[] = [];
+  const read = parseImagesValue(
+    `all:\n  repository: ${secretish}/old\ncluster-api:\n  tag: v1.12.1\nall:\n  repository: ${secretish}/new\n`,
+    'Secret capi-system/variables key "images"',
+    { file: 'm.yaml', line: 4, column: 3 },
+    (w) => warnings.push(w),
+  );
+  assert.deepEqual(read, { all: { repository: `${secretish}/new` }, 'cluster-api': { tag: 'v1.12.1' } });
+  assert.deepEqual(
+    warnings.map((w) => [w.file, w.line, w.column, w.path, w.message, w.hint]),
+    [
+      [
+        'm.yaml',
+        4,
+        3,
+        'images',
+        "line 5 of the value gives a key of line 1 again: the operator reads the last one (clusterctl's MemoryReader, go-yaml v2), and so does capi-gitops",
+        'keep the value you mean: delete line 1 or line 5 of the value (with the lines below it that belong to it)',
+      ],
+    ],
+  );
+  assert.ok(!JSON.stringify(warnings).includes(secretish));
 });
 
 test('parseImagesValue reports every problem, by key and field, without echoing Secret values', () => {
