@@ -92,11 +92,7 @@ function configSecretOf(
   return secret;
 }
 
-function imageOverridesFor(
-  manifest: Manifest,
-  secret: SecretObject | undefined,
-  onWarning: (warning: Diagnostic) => void,
-): PreparedProvider['images'] {
+function imageOverridesFor(secret: SecretObject | undefined, onWarning: (warning: Diagnostic) => void): PreparedProvider['images'] {
   if (!secret || !Object.hasOwn(secret.data, IMAGES_KEY)) return { fromSecret: {} };
   const fromSecret = parseImagesValue(
     secret.data[IMAGES_KEY]!,
@@ -281,7 +277,7 @@ export async function prepareProviders(
   for (const { resolved, secret } of withSecrets) {
     try {
       const lookup = secretAwareLookup(manifest, secret, run);
-      prepared.push({ resolved, secret, lookup, images: imageOverridesFor(manifest, secret, (w) => imageWarnings.push(w)) });
+      prepared.push({ resolved, secret, lookup, images: imageOverridesFor(secret, (w) => imageWarnings.push(w)) });
     } catch (err) {
       bag.addError(err);
     }
