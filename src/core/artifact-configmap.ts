@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 
 /** Decompressed components larger than this are refused (a gzip bomb guard). */
-export const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
+const MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /** The gunzipped bytes, or why they cannot be read (said of `binaryData.components`: `cannot be gunzipped: …`). */

@@ -16,7 +16,7 @@ const SEPARATOR = /^={7}\r?$/;
 const END = /^>{7}(?: |$)/;
 
 /** Each conflict in `text`: a `<<<<<<<` line, later a `=======` line, then a `>>>>>>>` line, as Git writes them. */
-export function mergeConflicts(text: string): MergeConflict[] {
+function mergeConflicts(text: string): MergeConflict[] {
   const conflicts: MergeConflict[] = [];
   const lines = text.split('\n');
   let start: number | undefined;

@@ -297,7 +297,7 @@ const OWNER_ANNOTATIONS = ['meta.helm.sh/release-name', 'meta.helm.sh/release-na
  * Application's name in the well-known instance label, which Helm charts also set to their
  * release's name.
  */
-export const ARGOCD_INSTANCE_LABEL = 'app.kubernetes.io/instance';
+const ARGOCD_INSTANCE_LABEL = 'app.kubernetes.io/instance';
 
 /** A GitOps tool that applied an exported object, and so would apply it again after the move. */
 export interface GitOpsOwner {

@@ -76,7 +76,7 @@ const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'pinImages', 'certManager'
 const TOOL_DEFAULTS: Values = { config: { certManager: { enabled: true } } };
 
 /** The canonical key of a provider: `<Kind>/<namespace>/<name>`. */
-export function providerKey(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
+function providerKey(p: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
   return `${p.kind}/${p.namespace}/${p.name}`;
 }
 
@@ -88,7 +88,7 @@ function at(position: SourcePosition | undefined): Pick<Diagnostic, 'file' | 'li
  * A Release's or overlay's provider key (`<Kind>/<name>` or `<Kind>/<namespace>/<name>`) as a
  * canonical key, if it names one of `known`.
  */
-export function matchProviderKey(written: string, known: readonly string[]): { key?: string; ambiguous?: string[] } {
+function matchProviderKey(written: string, known: readonly string[]): { key?: string; ambiguous?: string[] } {
   const parts = written.split('/');
   if (parts.length === 3) return known.includes(written) ? { key: written } : {};
   const [kind, name] = parts;

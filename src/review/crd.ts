@@ -17,7 +17,7 @@ interface CrdVersion {
 export const CRD_SCHEMA_PATH = /^spec\.versions\[name=[^\]]*\]\.schema(\.|$)/;
 
 /** Every property path of an OpenAPI v3 schema: `spec.template.metadata`, `spec.items[].name`. */
-export function schemaProperties(schema: unknown, at = '', out = new Set<string>()): Set<string> {
+function schemaProperties(schema: unknown, at = '', out = new Set<string>()): Set<string> {
   if (!isPlainObject(schema)) return out;
   if (isPlainObject(schema.properties)) {
     for (const [key, child] of Object.entries(schema.properties)) {

@@ -11,7 +11,7 @@ import { ownValue } from '../core/own-keys.js';
 const SIMPLE_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
 /** What a path shows for a key or item name only one side has, in a file holding secret values. */
-export const HIDDEN_KEY = '(hidden)';
+const HIDDEN_KEY = '(hidden)';
 
 function keyPath(base: string, key: string): string {
   if (key === HIDDEN_KEY) return base ? `${base}.${key}` : key;

@@ -32,7 +32,7 @@ export interface MarkdownOptions {
 }
 
 /** Inline code that survives any content: no backticks inside, no line breaks. */
-export function code(text: string): string {
+function code(text: string): string {
   return '`' + text.replace(/[`\r\n]/g, ' ') + '`';
 }
 
@@ -56,7 +56,7 @@ function plain(text: string): string {
  * `clusters/eu-1/`, the clusters of a shared base's objects; empty for one cluster's output.
  * The component name alone cannot tell two clusters' rows or call-outs apart.
  */
-export function clustersOf(report: ReviewReport, directory: string): string {
+function clustersOf(report: ReviewReport, directory: string): string {
   const own = /^clusters\/([^/]+)\//.exec(directory);
   if (own) return `cluster ${own[1]}`;
   const c = report.components.find((x) => x.directory === directory);
@@ -65,7 +65,7 @@ export function clustersOf(report: ReviewReport, directory: string): string {
 }
 
 /** ` (cluster eu-1)`, or nothing outside a fleet. */
-export function where(report: ReviewReport, directory: string): string {
+function where(report: ReviewReport, directory: string): string {
   const text = clustersOf(report, directory);
   return text ? ` (${text})` : '';
 }
@@ -81,7 +81,7 @@ export function findingClusters(report: ReviewReport, f: Finding): string {
 }
 
 /** ` (clusters eu-1, us-1)` after a call-out's type, or nothing outside a fleet. */
-export function findingWhere(report: ReviewReport, f: Finding): string {
+function findingWhere(report: ReviewReport, f: Finding): string {
   const text = findingClusters(report, f);
   return text ? ` (${text})` : '';
 }

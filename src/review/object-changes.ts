@@ -278,7 +278,7 @@ function located<T extends ObjectIdentity>(
  * The objects added, changed or removed, sorted by file, then kind, namespace, name. An object
  * that several clusters moved onto or off a base alike is one change, naming them.
  */
-export function compareObjects(
+function compareObjects(
   before: Iterable<[string, readonly ObjectRef[]]>,
   after: Iterable<[string, readonly ObjectRef[]]>,
   reach: BaseReach = NO_REACH,

@@ -57,7 +57,7 @@ export function describeId(id: ObjectId): string {
   return `${id.kind}/${id.namespace ? id.namespace + '/' : ''}${id.name}`;
 }
 
-export function idOf(obj: KObject): ObjectId {
+function idOf(obj: KObject): ObjectId {
   return {
     group: apiGroup(typeof obj.apiVersion === 'string' ? obj.apiVersion : ''),
     kind: String(obj.kind ?? ''),

@@ -350,7 +350,7 @@ function throwBoundsProblems(...sides: ReviewTreeSide[]): void {
  * objects and the fleet's shared files, not the fleet's (ten times its text in a 200-cluster
  * fleet). What the clusters share (a base's change, the components, the contracts) is gathered.
  */
-export class ChangesReview {
+class ChangesReview {
   // both sides' problems in one run
   private readonly bag = new DiagnosticBag();
   private readonly oldBases: FleetBases;

@@ -21,7 +21,7 @@ export function declaredSecretFiles(files: ReadonlyMap<string, string>): Set<str
   return out;
 }
 
-export const HIDDEN = '(hidden)';
+const HIDDEN = '(hidden)';
 
 /** The finding about a declared file with its values hidden. */
 export function withValuesHidden(f: Finding, file: string): Finding {

@@ -31,7 +31,7 @@ function containersOf(obj: KObject | undefined): Map<string, Record<string, unkn
  * `repository:tag` too: a mirror's copy of every architecture keeps the digest, so another digest
  * is other content, as when a tag moves.
  */
-export function sameTagNewContent(from: string, to: string): { image: string; from: string; to: string; toImage?: string } | undefined {
+function sameTagNewContent(from: string, to: string): { image: string; from: string; to: string; toImage?: string } | undefined {
   const [a, b] = [parseImage(from), parseImage(to)];
   if (!a.ok || !b.ok) return undefined;
   const [ra, rb] = [a.reference, b.reference];
@@ -43,7 +43,7 @@ export function sameTagNewContent(from: string, to: string): { image: string; fr
 }
 
 /** `--name=value` → name → value ("" for a bare flag); positional arguments by position. */
-export function parseFlags(args: unknown): Map<string, string> {
+function parseFlags(args: unknown): Map<string, string> {
   const flags = new Map<string, string>();
   (Array.isArray(args) ? args : []).forEach((arg, i) => {
     const text = String(arg);

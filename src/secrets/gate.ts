@@ -186,7 +186,7 @@ const MINIMUM_PATH_FORM_LENGTH = MINIMUM_ENCODED_LENGTH;
  * file naming (sanitizeFileNamePart) lower-cases it and writes `-` for other characters. Inside a
  * longer name the value's form is the same, but for a `-` or `.` at its ends, which this drops.
  */
-export function pathForm(value: string): string | undefined {
+function pathForm(value: string): string | undefined {
   const form = sanitizeFileNamePart(value);
   return isScannableSecret(value) && form.length >= MINIMUM_PATH_FORM_LENGTH ? form : undefined;
 }

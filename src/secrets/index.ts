@@ -51,7 +51,7 @@ export interface SecretsInput {
  * substitutes them). `check` and `diff` need no value under them; sops does (an unchanged Secret
  * keeps its bytes only when its values are known), inline writes them.
  */
-export function keepsValuesOut(strategy: SecretStrategy): boolean {
+function keepsValuesOut(strategy: SecretStrategy): boolean {
   return strategy === 'refuse' || strategy === 'external-secrets' || strategy === 'flux-substitute';
 }
 

@@ -24,7 +24,7 @@ export interface YamlLimits {
   maxNodesPerRun: number;
 }
 
-export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
+const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
   maxNodesPerDocument: 1_000_000,
   maxDepth: 512,
   maxNodesPerRun: 8_000_000,
@@ -35,14 +35,14 @@ export const DEFAULT_YAML_LIMITS: Readonly<YamlLimits> = Object.freeze({
  * levels of `[` and 880 of block mappings overflowed it ("maximum call stack size exceeded"), so
  * CAPI_GITOPS_YAML_MAX_DEPTH cannot raise the bound past this, and the hint never offers more.
  */
-export const PARSER_MAX_DEPTH = 640;
+const PARSER_MAX_DEPTH = 640;
 
 function positiveInteger(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) > 0 ? Number(value) : undefined;
 }
 
 /** The limits in effect: the defaults, raised or lowered by the CAPI_GITOPS_YAML_* variables. */
-export function yamlLimits(env: Record<string, string | undefined> = process.env): YamlLimits {
+function yamlLimits(env: Record<string, string | undefined> = process.env): YamlLimits {
   return {
     maxNodesPerDocument: positiveInteger(env.CAPI_GITOPS_YAML_MAX_NODES) ?? DEFAULT_YAML_LIMITS.maxNodesPerDocument,
     maxDepth: Math.min(positiveInteger(env.CAPI_GITOPS_YAML_MAX_DEPTH) ?? DEFAULT_YAML_LIMITS.maxDepth, PARSER_MAX_DEPTH),
@@ -83,7 +83,7 @@ export class YamlBudget {
  * one ran a 2 GB heap out, a crash with V8's trace. Single-quoted, plain and block scalars are
  * sliced whole, and no real value comes near this.
  */
-export const MAX_DOUBLE_QUOTED = 8 * 1024 * 1024;
+const MAX_DOUBLE_QUOTED = 8 * 1024 * 1024;
 
 /** The lexer's tokens that are not text of the source. */
 const CONTROL_TOKENS = new Set(['\x02', '\x18', '\x1f']);
@@ -127,7 +127,7 @@ function longQuoteGap(text: string): boolean {
  * and its schema for each (about 1.7 KB), so 4 MB of `---` lines, a million empty documents within
  * the node bounds, took 60 s and 1.7 GB. Real artifacts hold tens of documents a megabyte.
  */
-export const DOCUMENT_NODES = 64;
+const DOCUMENT_NODES = 64;
 
 /** The `---` and `...` markers at the start of a line: at most one document each. */
 function documentMarkers(text: string): number {
@@ -274,7 +274,7 @@ function tooMuch(text: string, source: string, offset: number, what: 'nodes' | '
  * compact `- - ` entries); returns the total node count. Quoted scalars, comments and block
  * scalar bodies are skipped. Hand-written: the point is to run before any parser allocates.
  */
-export function scanStructure(text: string, source: string, limits: YamlLimits): number {
+function scanStructure(text: string, source: string, limits: YamlLimits): number {
   let total = 0;
   let docNodes = 0;
   let flowDepth = 0;

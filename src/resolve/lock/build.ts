@@ -43,7 +43,7 @@ export interface ResolvedRelease {
 }
 
 /** The entry recording `release` as the answer to `request`. */
-export function lockEntry(request: LockRequest, release: ResolvedRelease, lockDir: string): LockEntry {
+function lockEntry(request: LockRequest, release: ResolvedRelease, lockDir: string): LockEntry {
   const entry: LockEntry = {
     kind: request.kind,
     name: request.name,

@@ -94,7 +94,7 @@ interface ConfigMapRelease {
   metadata: Artifact;
 }
 
-export class ConfigMapRepository implements ProviderRepository {
+class ConfigMapRepository implements ProviderRepository {
   readonly sourceType = 'configmap';
   /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps, with a `v` before it. */
   readonly defaultVersion: string;

@@ -27,7 +27,7 @@ import { environmentCredentialProblem, GITLAB_HOSTS_VARIABLE } from '../credenti
 import { ArtifactNotFoundError, type Artifact, type ProviderRepository } from '../source.js';
 
 /** clusterctl's variable (config.GitLabAccessTokenVariable); as an environment variable GITLAB_ACCESS_TOKEN. */
-export const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
+const GITLAB_TOKEN_VARIABLE = 'gitlab-access-token';
 const URL_FORM = 'https://{host}/api/v4/projects/{projectSlug}/packages/generic/{packageName}/{defaultVersion}/{componentsPath}';
 const API_PREFIX = '/api/v4/projects/';
 const MAX_PAGES = 1000;

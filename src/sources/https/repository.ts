@@ -41,7 +41,7 @@ import { ArtifactNotFoundError, METADATA_FILE, type Artifact, type ProviderRepos
 
 // ---- the plain HTTPS repository --------------------------------------------------------------
 
-export const VERSION_PLACEHOLDER = '{version}';
+const VERSION_PLACEHOLDER = '{version}';
 /** A release tag that is safe in a path segment and a query value. */
 const VERSION_TAG = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 const TEMPLATE_FORM =

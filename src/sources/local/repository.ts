@@ -133,7 +133,7 @@ function isSingleSegment(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\\') && !name.includes('\0');
 }
 
-export class LocalRepository implements ProviderRepository {
+class LocalRepository implements ProviderRepository {
   readonly sourceType = 'local';
   readonly location: string;
   readonly defaultVersion: string;

@@ -33,7 +33,7 @@ import { SHA256_DIGEST } from './reference.js';
 import { imageCopyCommands } from './image-copy.js';
 
 /** What a registry may answer for an image: the OCI and Docker manifest and index types. */
-export const IMAGE_MANIFEST_TYPES = [
+const IMAGE_MANIFEST_TYPES = [
   'application/vnd.oci.image.index.v1+json',
   'application/vnd.oci.image.manifest.v1+json',
   'application/vnd.docker.distribution.manifest.list.v2+json',
