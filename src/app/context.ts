@@ -359,7 +359,7 @@ export class RunContext {
     const { input } = plan;
     const wholeParse = (): KObject[] | CapiGitopsError => {
       try {
-        return parseArtifact(input.text, { source: input.source, maxBytes: input.maxBytes });
+        return parseArtifact(input.text, { source: input.source });
       } catch (err) {
         if (err instanceof CapiGitopsError) return err;
         throw err;
@@ -372,7 +372,7 @@ export class RunContext {
         // parsed from a copy (V8 flattens the concatenation into a new string): a value the parser
         // sliced from the document itself would keep the whole artifact text alive
         const text = ` ${doc.text}`.slice(1);
-        this.documents.set(doc.key, parseArtifact(text, { source: input.source, maxBytes: input.maxBytes }), doc.text.length);
+        this.documents.set(doc.key, parseArtifact(text, { source: input.source }), doc.text.length);
         this.stats.documents.parsed++;
       } catch (err) {
         if (!(err instanceof CapiGitopsError)) throw err;
@@ -399,7 +399,7 @@ export class RunContext {
  * stops at the first difference) takes its digest.
  */
 function splitText(input: CacheableParseInput, digest: (text: string) => string, before?: readonly TextDocument[]): SplitText | undefined {
-  if (input.text.length * 3 > (input.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES)) return undefined;
+  if (input.text.length * 3 > DEFAULT_MAX_ARTIFACT_BYTES) return undefined;
   const { chunks, problems } = splitDocuments(input.text, input.source);
   if (problems.length > 0) return undefined;
   const documents: TextDocument[] = [];

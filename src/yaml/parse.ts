@@ -41,12 +41,10 @@ export interface ParseArtifactResult {
   fullParserDocuments: number;
 }
 
-/** Parses a multi-document artifact into its objects; empty and null documents are skipped. */
-/** One artifact to parse: its text, where it came from, and its size bound. */
+/** One artifact to parse: its text and where it came from. */
 export interface ParseInput {
   text: string;
   source: string;
-  maxBytes?: number;
 }
 
 /**
@@ -55,9 +53,9 @@ export interface ParseInput {
  */
 export function parseArtifacts(inputs: readonly ParseInput[]): KObject[][] {
   const bag = new DiagnosticBag();
-  const results = inputs.map(({ text, source, maxBytes }) => {
+  const results = inputs.map(({ text, source }) => {
     try {
-      return parseArtifact(text, { source, maxBytes });
+      return parseArtifact(text, { source });
     } catch (err) {
       bag.addError(err);
       return [];
@@ -67,6 +65,7 @@ export function parseArtifacts(inputs: readonly ParseInput[]): KObject[][] {
   return results;
 }
 
+/** Parses a multi-document artifact into its objects; empty and null documents are skipped. */
 export function parseArtifact(text: string, opts: ParseArtifactOptions): KObject[] {
   return parseArtifactDetailed(text, opts).objects;
 }
