@@ -42,15 +42,7 @@ export interface ImageReference {
   digest: string;
 }
 
-export type ParsedImage = { ok: true; reference: ImageReference; canonical: boolean } | { ok: false; message: string };
-
-/** The string form of a reference, as reference.String() prints it. */
-export function formatImageReference(ref: ImageReference): string {
-  let text = ref.domain ? `${ref.domain}/${ref.path}` : ref.path;
-  if (ref.tag) text += `:${ref.tag}`;
-  if (ref.digest) text += `@${ref.digest}`;
-  return text;
-}
+export type ParsedImage = { ok: true; reference: ImageReference } | { ok: false; message: string };
 
 /** Why a digest is not acceptable, or undefined (go-digest Digest.Validate). */
 function digestProblem(digest: string): string | undefined {
@@ -109,10 +101,7 @@ function splitDockerDomain(name: string): [domain: string, remainder: string] {
   return [domain, remainder];
 }
 
-/**
- * Parse an image the way Docker does (reference.ParseNormalizedNamed) and say whether the text
- * was already canonical (reference.ParseNamed succeeds only then).
- */
+/** Parse an image the way Docker does (reference.ParseNormalizedNamed). */
 export function parseImage(text: string): ParsedImage {
   if (IDENTIFIER_RE.test(text)) {
     return { ok: false, message: 'invalid repository name, cannot specify 64-byte hexadecimal strings' };
@@ -123,7 +112,7 @@ export function parseImage(text: string): ParsedImage {
   if (remote.toLowerCase() !== remote) return { ok: false, message: 'repository name must be lowercase' };
   const parsed = parseReference(`${domain}/${remainder}`);
   if (typeof parsed === 'string') return { ok: false, message: parsed };
-  return { ok: true, reference: parsed, canonical: formatImageReference(parsed) === text };
+  return { ok: true, reference: parsed };
 }
 
 // ---- checks of manifest fields (schema formats) -------------------------------------------
