@@ -56,10 +56,6 @@ export interface RenderContext {
 export interface SecretField {
   /** The object, as describeObject names it. */
   object: string;
-  /** The field path, e.g. `spec.template.spec.containers[0].image`. */
-  path: string;
-  /** What put the value there, e.g. `image overrides`. */
-  source: string;
 }
 
 /** Every transform has this one shape. */
@@ -79,8 +75,7 @@ const imageOverrides: RenderFilter = (objects, context) => {
       const before = imageFields(without);
       // named in the target namespace, where fixTargetNamespace moves them next
       imageFields(rendered, context.namespace).forEach((field, i) => {
-        if (field.image !== before[i]?.image)
-          context.secretFields.push({ object: field.object, path: field.path, source: 'image overrides' });
+        if (field.image !== before[i]?.image) context.secretFields.push({ object: field.object });
       });
     }
   }
