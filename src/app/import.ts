@@ -34,7 +34,7 @@ export interface ImportedValues {
  */
 export async function importValues(options: ImportOptions): Promise<ImportedValues> {
   // told with the values' own problems: every problem in one run
-  const outputProblem = options.output === undefined ? undefined : await regularFileProblem(options.output, 'import');
+  const outputProblem = options.output === undefined ? undefined : await regularFileProblem(options.output);
   const imported = await importText(options).catch((err: unknown) => {
     throw outputProblem && err instanceof CapiGitopsError ? new CapiGitopsError([...err.diagnostics, outputProblem]) : err;
   });

@@ -72,7 +72,7 @@ function entryKind(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): 
  * through a link in its output nor replaces what it did not write, one file written whole (`import
  * -o`) does not follow a symbolic link to another place, nor replace a FIFO, socket or device.
  */
-export async function regularFileProblem(file: string, command: string): Promise<Diagnostic | undefined> {
+export async function regularFileProblem(file: string): Promise<Diagnostic | undefined> {
   const st = await lstat(file).catch(() => undefined);
   if (st === undefined || st.isFile()) return undefined;
   const expected = 'a regular file, or a path that does not exist yet';
@@ -81,7 +81,7 @@ export async function regularFileProblem(file: string, command: string): Promise
   const target = path.relative(process.cwd(), path.resolve(path.dirname(file), await readlink(file))) || '.';
   return {
     file,
-    message: `the output is a symbolic link to ${target}, and ${command} does not write through a link`,
+    message: `the output is a symbolic link to ${target}, and import does not write through a link`,
     expected,
     hint: `to write a file in its place, remove the link (rm ${shellWord(file)}) and run again; to write its target, name it: -o ${shellWord(target)}`,
   };
