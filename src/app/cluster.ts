@@ -75,7 +75,7 @@ import { gateWithOtherClusters } from './fleet-secrets.js';
 import type { ProviderVariables, RenderOptions, RenderResult, Resolution, SecretNotGiven } from './types.js';
 import { escapeRegExp } from '../core/regexp.js';
 
-export type { ProviderVariables, RenderOptions, RenderResult, Resolution };
+export type { ProviderVariables, RenderOptions, Resolution };
 
 /** Loads, resolves and renders a single-cluster manifest in a run of its own. */
 export async function renderManagementCluster(options: RenderOptions): Promise<RenderResult> {

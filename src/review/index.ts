@@ -3,7 +3,6 @@ export { reviewChanges, reviewTrees, type ReviewTreeSide } from './review.js';
 export { contractSeries } from './contracts.js';
 export {
   afterRender,
-  checkOutput,
   checkRendered,
   FleetFileDigests,
   renderedDigests,
@@ -18,5 +17,5 @@ export { wiringRootNotes } from './wiring-roots.js';
 export { manifestAtRevision } from './git-revision.js';
 export { formatMarkdown } from './format-markdown.js';
 export { formatText } from './format-text.js';
-export { appendStepSummary, checkAnnotations, diagnosticAnnotations, inGitHubActions, reviewAnnotations } from './github-actions.js';
+export { appendStepSummary, checkAnnotations, inGitHubActions, reviewAnnotations } from './github-actions.js';
 export * from './types.js';

@@ -20,7 +20,7 @@ export { taintMarker, type MarkedComponent, type MarkedText } from './taint.js';
 export { substituteSecretWarnings } from './flux-substitute.js';
 export { sopsKeySecretWarnings } from './flux-kustomizations.js';
 export { chartDrawnSecrets, chartSecretLeaks, chartSecretProblem, drawnSecretNeedles, type DrawnSecret } from './chart-secrets.js';
-export { urlCredentials, urlCredentialProblem, type UrlOrigin } from './url-credentials.js';
+export { urlCredentials, urlCredentialProblem } from './url-credentials.js';
 export { FleetSecrets, secretNeedles, addSecretValues, containsSecret, redactDiagnostic, githubMasks, type SecretNeedles } from './gate.js';
 
 /** An object of a component that holds secret values: the layout names its file. */
