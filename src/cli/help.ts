@@ -68,7 +68,7 @@ const EXIT_CODES: [number, string][] = [
   [2, 'usage error: an unknown command or flag, or a missing argument'],
 ];
 
-export interface HelpSections {
+interface HelpSections {
   /** Complete command lines, runnable as printed; `#` starts an explanation. */
   examples: string[];
   environment?: EnvironmentVariable[];

@@ -11,7 +11,7 @@ import type { Output } from './output.js';
 
 const CHANGE_MARK: Record<ObjectChange['change'], string> = { added: '+', changed: '~', removed: '-' };
 
-export interface WrittenRender {
+interface WrittenRender {
   /** -o as given. */
   output: string;
   /** The files written (each asked for once, by path). */

@@ -37,11 +37,11 @@ import { FROZEN_HINT } from '../resolve/lock/diff.js';
 import type { DiffFormat } from '../review/types.js';
 import { streams } from './output.js';
 
-export interface CheckFlags extends RenderFlags {
+interface CheckFlags extends RenderFlags {
   json?: boolean;
 }
 
-export interface DiffFlags extends RenderFlags {
+interface DiffFlags extends RenderFlags {
   base?: string;
   from?: string;
   to?: string;

@@ -345,7 +345,7 @@ export function applySetExpression(values: Values, expression: string, forceStri
 }
 
 /** What to tell the user about a --set expression that does not parse. */
-export interface SetAdvice {
+interface SetAdvice {
   expected: string;
   hint: string;
 }

@@ -42,7 +42,7 @@ export interface ImageReference {
   digest: string;
 }
 
-export type ParsedImage = { ok: true; reference: ImageReference } | { ok: false; message: string };
+type ParsedImage = { ok: true; reference: ImageReference } | { ok: false; message: string };
 
 /** Why a digest is not acceptable, or undefined (go-digest Digest.Validate). */
 function digestProblem(digest: string): string | undefined {

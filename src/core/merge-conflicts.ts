@@ -6,7 +6,7 @@
 import type { Diagnostic } from './diagnostics.js';
 
 /** One conflict: the 1-based lines of its `<<<<<<<` and `>>>>>>>` markers. */
-export interface MergeConflict {
+interface MergeConflict {
   start: number;
   end: number;
 }

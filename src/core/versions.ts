@@ -39,7 +39,7 @@ export function satisfiesRange(version: string, range: string): boolean {
 }
 
 /** A spec.version: an exact tag, a semver range (a capi-gitops extension), or empty for the latest. */
-export type VersionRequest = { form: 'exact'; version: string } | { form: 'range'; range: string } | { form: 'latest' };
+type VersionRequest = { form: 'exact'; version: string } | { form: 'range'; range: string } | { form: 'latest' };
 
 /** How a spec.version reads; null when it is neither a semantic version nor a range. */
 export function parseVersionRequest(spec: string | undefined): VersionRequest | null {

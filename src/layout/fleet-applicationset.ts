@@ -31,7 +31,7 @@ interface FleetApplicationSetCluster {
   ignoreDifferences?: unknown[];
 }
 
-export interface FleetApplicationSetInput {
+interface FleetApplicationSetInput {
   /** The directory of the fleet's clusters in the output (`clusters`). */
   clustersDirectory: string;
   clusters: readonly FleetApplicationSetCluster[];
@@ -48,7 +48,7 @@ export interface FleetApplicationSetInput {
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** What the generator's values look up for a cluster: its Applications' name prefix, project and destination. */
-export interface ClusterLookups {
+interface ClusterLookups {
   prefix: string;
   project: string;
   destinationName: string;

@@ -114,7 +114,7 @@ interface ClusterRecord {
   directories: Map<string, { header: string; objects: number[] }>;
 }
 
-export interface FleetFinish {
+interface FleetFinish {
   layout: LayoutName;
   /** Every cluster, rendered in this run or kept, for the README. */
   clusters: readonly FleetClusterTree[];

@@ -20,7 +20,7 @@ import type { EmittedObjects } from './emit-memo.js';
  * object files carry only the constant generated-file line, so an object that does not change
  * between versions keeps its bytes.
  */
-export interface KustomizeLayoutOptions {
+interface KustomizeLayoutOptions {
   /** Which GitOps tools' apply-safety annotations to write. Default: both, no overrides. */
   safety?: SafetyContext;
   /** Files of components already laid out with the same safety context (a fleet's clusters share components). */

@@ -42,7 +42,7 @@ const OPERATOR_MANAGED_LABEL = 'managed-by.operator.cluster.x-k8s.io';
 export const OPERATOR_DIRECTORY = '01-cluster-api-operator';
 const PROVIDERS_DIRECTORY = '02-providers';
 
-export interface OperatorLayoutProvider {
+interface OperatorLayoutProvider {
   kind: ProviderKind;
   name: string;
   namespace: string;

@@ -3,7 +3,7 @@ import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 const TOOL_NAME = 'capi-gitops';
 
 /** What the provenance comment says about a component. */
-export interface Provenance {
+interface Provenance {
   label: string;
   version: string;
   artifactSha256: string;

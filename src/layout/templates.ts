@@ -65,7 +65,7 @@ export function template(name: string): HandlebarsModule.TemplateDelegate {
   return fn;
 }
 
-export interface KustomizationView {
+interface KustomizationView {
   /** Comment line(s), each ending in a newline, written before the document. */
   comment: string;
   /** Paths relative to the kustomization, in the order to list them. */

@@ -4,7 +4,7 @@
  */
 import { sha256Hex } from '../core/digest.js';
 
-export interface EncodedOutput {
+interface EncodedOutput {
   /** Relative path → the bytes to write. */
   bytes: Map<string, Buffer>;
   /** Relative path → sha256 of those bytes, in hex. */

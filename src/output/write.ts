@@ -78,7 +78,7 @@ import { createDirectories } from '../core/create-directories.js';
  */
 
 /** What the caller knows about the files: the sha256 of each (a render encoded them), so the index need not hash them again. */
-export interface KnownDigests {
+interface KnownDigests {
   digests: ReadonlyMap<string, string>;
 }
 

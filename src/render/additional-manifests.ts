@@ -76,7 +76,7 @@ export function appendAdditionalManifests(componentsText: string, additionalMani
 }
 
 /** A v1 Secret of the additional manifests with values written as they are, and their keys. */
-export interface LiteralSecret {
+interface LiteralSecret {
   name: string;
   /** As written; the component's namespace when absent. */
   namespace?: string;

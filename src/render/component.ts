@@ -299,7 +299,7 @@ function withAbsentKeys(
 }
 
 /** What cert-manager's render reads. */
-export interface CertManagerInput {
+interface CertManagerInput {
   resolved: ResolvedCertManager;
   imageOverrides: Record<string, ImageMeta>;
   /** Every input of the render but the objects, when it may be shared. */

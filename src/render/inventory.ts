@@ -15,7 +15,7 @@ const INVENTORY_API_VERSION = `${INVENTORY_GROUP}/${INVENTORY_VERSION}`;
 /** clusterctl api/v1alpha3 labels.go ClusterctlCoreLabelInventoryValue. */
 const INVENTORY_CORE_LABEL_VALUE = 'inventory';
 
-export interface InventoryProvider {
+interface InventoryProvider {
   type: ProviderKind;
   /** Provider name, e.g. `kubeadm`. */
   name: string;

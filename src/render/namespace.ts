@@ -41,7 +41,7 @@ export function isNamespaced(obj: Pick<KObject, 'apiVersion' | 'kind'>, extraClu
 }
 
 /** Where a provider's components came from, for the message when they hold several Namespaces. */
-export interface ComponentsOrigin {
+interface ComponentsOrigin {
   origin?: Pick<Diagnostic, 'object' | 'file' | 'line' | 'column'>;
   /** The provider's `spec.additionalManifests`, its namespace defaulted. */
   additionalManifests?: { name: string; namespace: string };

@@ -12,7 +12,7 @@ const TEMPLATE_KINDS = new Set(['Deployment', 'DaemonSet', 'StatefulSet', 'Repli
 const CONTAINER_LISTS = ['initContainers', 'containers'] as const;
 
 /** One container's image in a rendered object. */
-export interface ContainerImage {
+interface ContainerImage {
   /** `Deployment capi-system/capi-controller-manager`, as diagnostics name objects. */
   object: string;
   /** The field, e.g. `spec.template.spec.containers[0].image`. */

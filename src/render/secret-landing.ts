@@ -50,7 +50,7 @@ export interface TaintMarks {
   pattern: RegExp;
 }
 
-export interface LandingRequest {
+interface LandingRequest {
   raw: string;
   /** The artifact's name for messages, and the parse source. */
   artifact: string;

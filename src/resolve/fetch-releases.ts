@@ -272,7 +272,7 @@ export async function resolveCertManager(
   );
 }
 
-export interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' | 'modules'> {
+interface OperatorReleaseOptions extends Pick<ResolveOptions, 'sources' | 'modules'> {
   /** The release the lockfile pins (it still answers Config.operator): used without listing releases. */
   pinnedVersion?: string;
   /** Wraps the opened repository (the lock session serves pinned files from the cache). */

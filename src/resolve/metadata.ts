@@ -30,7 +30,7 @@ export interface ProviderMetadata {
 }
 
 /** Names a release in messages: `bootstrap-kubeadm v1.12.0`, with the file it came from. */
-export interface ReleaseSubject {
+interface ReleaseSubject {
   label: string;
   version: string;
   url?: string;

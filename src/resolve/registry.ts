@@ -10,7 +10,7 @@ import type { SourcePosition, UserRepository } from '../manifest/types.js';
 import { isDns1123Subdomain } from '../core/names.js';
 import { formatPosition } from '../manifest/fields.js';
 
-export interface RegistryEntry {
+interface RegistryEntry {
   kind: ProviderKind;
   name: string;
   url: string;

@@ -82,7 +82,7 @@ export function configSecretData(provider: ProviderObject, manifest: Manifest): 
   return findConfigSecret(provider, manifest.secrets)?.data;
 }
 
-export interface ProviderResolution {
+interface ProviderResolution {
   resolved: ResolvedProvider;
   parsedMetadata: ProviderMetadata;
 }

@@ -1,7 +1,7 @@
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 
 /** What independent resolutions gave: each value (undefined where it failed) and every problem. */
-export interface Settled<T extends readonly unknown[]> {
+interface Settled<T extends readonly unknown[]> {
   values: { [K in keyof T]: T[K] | undefined };
   problems: Diagnostic[];
 }

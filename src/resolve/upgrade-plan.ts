@@ -54,7 +54,7 @@ export interface UpgradePlanInput {
 }
 
 /** clusterctl's CertManagerUpgradePlan (cmd/clusterctl/client/cluster/cert_manager.go): From, To, ShouldUpgrade. */
-export interface CertManagerPlan {
+interface CertManagerPlan {
   /** The locked version; undefined before the first lock. */
   installed?: string;
   target: string;
@@ -121,7 +121,7 @@ export interface UpgradePlan {
 }
 
 /** A pin a plan's update would lower (loweredPinProblems), told at its spec.version. */
-export type LoweredPin = Diagnostic & { contract: string };
+type LoweredPin = Diagnostic & { contract: string };
 
 /** A locked image whose registry did not answer. */
 export interface UncheckedImage {

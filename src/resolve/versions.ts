@@ -43,7 +43,7 @@ export function sortForLatest(tags: readonly string[]): string[] {
     .map((t) => t.tag);
 }
 
-export interface Series {
+interface Series {
   major: number;
   minor: number;
 }
@@ -162,7 +162,7 @@ export async function highestInRange(repository: ProviderRepository, range: stri
   });
 }
 
-export interface ResolvedVersion {
+interface ResolvedVersion {
   /** What was asked: spec.version, or the repository URL's version when it was empty. */
   requested: string;
   version: string;

@@ -16,7 +16,7 @@ import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
 import type { FleetFiles } from '../layout/fleet.js';
 
-export type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
+type CheckStatus = 'changed' | 'edited' | 'missing' | 'extra';
 
 export interface CheckedFile {
   /** Relative to the output directory, `/`-separated. */
@@ -69,7 +69,7 @@ async function outputEntries(directory: string): Promise<Map<string, TreeEntry>>
 }
 
 /** Test seam: runs once the directory is scanned, before its index and files are read. */
-export interface CheckHooks {
+interface CheckHooks {
   afterScan?: () => Promise<void>;
 }
 

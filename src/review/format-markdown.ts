@@ -26,7 +26,7 @@ const PATHS_PER_OBJECT = 8;
 /** The heading and the summary table's rows stay within half the bound, the call-outs and details having the rest. */
 const TABLE_BUDGET = LIMIT / 2;
 
-export interface MarkdownOptions {
+interface MarkdownOptions {
   /** The command that prints everything, for the note when details are cut. */
   fullCommand?: string;
 }

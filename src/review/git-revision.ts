@@ -21,7 +21,7 @@ import { escapeRegExp } from '../core/regexp.js';
 const run = promisify(execFile);
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
-export interface RevisionManifest {
+interface RevisionManifest {
   /** The commit the ref named. */
   commit: string;
   /**

@@ -230,7 +230,7 @@ export interface ObjectChange extends ObjectIdentity {
 }
 
 /** Who an object is: group, kind, namespace and name (empty for cluster-scoped objects). */
-export interface ObjectIdentity {
+interface ObjectIdentity {
   apiVersion: string;
   kind: string;
   namespace: string;
@@ -241,7 +241,7 @@ export interface ObjectIdentity {
  * One object of a file: who it is, and the sha256 of its value serialised, to compare. The
  * digest may be a getter computed on first use: only an object present on both sides is compared.
  */
-export interface ObjectRef extends ObjectIdentity {
+interface ObjectRef extends ObjectIdentity {
   readonly digest: string;
 }
 

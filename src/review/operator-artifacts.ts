@@ -20,7 +20,7 @@ const NAME_LABEL = 'provider.cluster.x-k8s.io/name';
 const TYPE_LABEL = 'provider.cluster.x-k8s.io/type';
 
 /** One provider release an artifact ConfigMap holds. */
-export interface ArtifactRelease {
+interface ArtifactRelease {
   kind: ProviderKind;
   /** The provider's name (`kubeadm`). */
   name: string;

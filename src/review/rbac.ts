@@ -46,7 +46,7 @@ function tuple(key: string): RbacRuleTuple {
   return { apiGroup, resource, verb };
 }
 
-export type RbacDelta = Pick<RbacFinding, 'permissions' | 'nonResourceURLs' | 'wildcard'>;
+type RbacDelta = Pick<RbacFinding, 'permissions' | 'nonResourceURLs' | 'wildcard'>;
 
 /** Permissions `to` has and `from` lacks. */
 export function gained(from: Permissions, to: Permissions): RbacDelta {

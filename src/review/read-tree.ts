@@ -61,7 +61,7 @@ export function treeInMemory(files: ReadonlyMap<string, string>): Promise<Review
 }
 
 /** An output directory as a review side: its files' bounds are checked as they are read. */
-export interface OutputTree extends ReviewTree {
+interface OutputTree extends ReviewTree {
   /** The problems of the bounds of the files read so far, each file's once. */
   boundsProblems(): Diagnostic[];
   /** Reads every file; throws their bounds' problems, if any, with those of `found` (found first; one of no file is thrown alone). */

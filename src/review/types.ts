@@ -82,7 +82,7 @@ export interface ComponentDiff {
   kinds: KindGroup[];
 }
 
-export type Risk = 'info' | 'warning';
+type Risk = 'info' | 'warning';
 
 interface FindingBase {
   risk: Risk;
@@ -231,7 +231,7 @@ export interface SecretReplacedFinding extends FindingBase {
   creationPolicy: string;
 }
 
-export interface NamespaceMoveFinding extends FindingBase {
+interface NamespaceMoveFinding extends FindingBase {
   type: 'namespace-move';
   from: string;
   to: string;

@@ -22,7 +22,7 @@ const ROOT_KINDS = new Map([
 ]);
 const WIRING_GROUP = /(^|\.)(fluxcd\.io|argoproj\.io)$/;
 
-export interface FileObject {
+interface FileObject {
   file: string;
   object: KObject;
 }
@@ -87,7 +87,7 @@ function whatHappened(directory: string, otherTree: ReadonlySet<string>, change:
   return change === 'left' ? `${directory}/ no longer has its root` : `${directory}/ has a new root`;
 }
 
-export interface WrittenTrees {
+interface WrittenTrees {
   /** Files the write removed, with their bytes before it. */
   removed: ReadonlyMap<string, string>;
   /** Files the write created (none at that path before), and how to read one. */

@@ -49,7 +49,7 @@ export function notInSecretData(field: TaintedField, strategy: string, what: str
   };
 }
 
-export interface ExternalSecretResult {
+interface ExternalSecretResult {
   objects: KObject[];
   problems: Diagnostic[];
 }

@@ -29,7 +29,7 @@ interface SecretObjectRef {
   object: KObject;
 }
 
-export interface SecretsInput {
+interface SecretsInput {
   strategy: SecretStrategy;
   allowSecretValues: boolean;
   config: SecretsConfig;

@@ -132,7 +132,7 @@ export function sopsUserKeyFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platfor
 }
 
 /** The identities sops reads, and why a source it was told of gave none (words without the command's output). */
-export interface SopsIdentities {
+interface SopsIdentities {
   identities: string[];
   failures: string[];
 }

@@ -14,7 +14,7 @@ import { LineIndex } from '../yaml/split.js';
 const USERINFO_BEFORE_AT = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'`]+):([^\s/@"'`]+)$/i;
 const HOST_AFTER_AT = /^[^\s/"'`]+/;
 
-export interface UrlCredential {
+interface UrlCredential {
   /** Where it is first written. */
   file: string;
   line: number;
@@ -28,7 +28,7 @@ export interface UrlCredential {
 }
 
 /** Where the chart values gave the URL: a value's path and, in a file (a --values file, the Config), its position. */
-export interface UrlOrigin {
+interface UrlOrigin {
   path: string;
   position?: Pick<Diagnostic, 'file' | 'line' | 'column'>;
 }

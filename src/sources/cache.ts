@@ -55,7 +55,7 @@ import { errorCode } from '../core/error-code.js';
 import { createDirectories } from '../core/create-directories.js';
 
 /** Metadata kept per URL for conditional requests (If-None-Match) and offline use. */
-export interface HttpRecord {
+interface HttpRecord {
   url: string;
   /** The response's ETag, sent back as If-None-Match; absent when the server gave none. */
   etag?: string;
@@ -65,7 +65,7 @@ export interface HttpRecord {
   headers?: Record<string, string>;
 }
 
-export interface ArtifactCacheOptions {
+interface ArtifactCacheOptions {
   /** Receives one line per notable event (a corrupt entry removed, a cache that cannot be written). */
   log?: (line: string) => void;
   /** The HMAC key for records; by default `cacheKey()`. */
@@ -73,7 +73,7 @@ export interface ArtifactCacheOptions {
 }
 
 /** The key that signs records, and whether this run made it (a new key file, or one for this run only). */
-export interface CacheKey {
+interface CacheKey {
   bytes: Buffer;
   madeByThisRun: boolean;
 }

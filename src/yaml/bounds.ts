@@ -18,7 +18,7 @@ import { Lexer } from 'yaml';
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { lineColumnAt } from './split.js';
 
-export interface YamlLimits {
+interface YamlLimits {
   maxNodesPerDocument: number;
   maxDepth: number;
   maxNodesPerRun: number;

@@ -12,14 +12,14 @@ import type { PlainScalar } from './scalar.js';
 import { setOwnValue } from '../core/own-keys.js';
 
 /** A problem at an offset of the chunk text. */
-export interface ChunkProblem {
+interface ChunkProblem {
   offset: number;
   message: string;
   expected?: string;
   hint?: string;
 }
 
-export type ChunkResult = { ok: true; value: unknown } | { ok: false; problems: ChunkProblem[] };
+type ChunkResult = { ok: true; value: unknown } | { ok: false; problems: ChunkProblem[] };
 
 const ALIAS_HINT =
   'anchors (&name) and aliases (*name) are refused to rule out alias-expansion attacks; write the repeated content out in full';

@@ -26,7 +26,7 @@ export const PARSER_VERSION = 'capi-gitops-yaml/3';
 /** Default bound on an artifact's size: far above any real provider release (~2 MB). */
 export const DEFAULT_MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
 
-export interface ParseArtifactOptions {
+interface ParseArtifactOptions {
   /** Where the text came from (file path or URL); used as the diagnostics' file. */
   source: string;
   /** Upper bound on the UTF-8 size of `text`; default DEFAULT_MAX_ARTIFACT_BYTES. */
@@ -35,7 +35,7 @@ export interface ParseArtifactOptions {
   fullParserOnly?: boolean;
 }
 
-export interface ParseArtifactResult {
+interface ParseArtifactResult {
   objects: KObject[];
   /** Documents the fast path declined and the full parser read (0 for released artifacts). */
   fullParserDocuments: number;

@@ -13,7 +13,7 @@ export interface DocumentChunk {
   end: number;
 }
 
-export interface SplitResult {
+interface SplitResult {
   chunks: DocumentChunk[];
   problems: Diagnostic[];
 }

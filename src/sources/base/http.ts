@@ -68,7 +68,7 @@ export type SourceProgressEvent =
   /** A failed attempt will be retried after `delayMs`. */
   | { type: 'retry'; url: string; attempt: number; delayMs: number; reason: string };
 
-export type HttpFailure =
+type HttpFailure =
   | 'network'
   | 'timeout'
   | 'deadline'

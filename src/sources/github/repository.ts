@@ -36,7 +36,7 @@ export interface GitHubReleaseRepository extends ProviderRepository {
 }
 
 /** The parts of a clusterctl GitHub release URL. */
-export interface GitHubReleaseUrl {
+interface GitHubReleaseUrl {
   owner: string;
   repo: string;
   /** `latest` or a tag. */

@@ -42,7 +42,7 @@ export interface GitLabOptions extends NetworkSourceOptions {
 }
 
 /** The parts of a clusterctl GitLab package URL. Slug, package and version are kept escaped as written. */
-export interface GitLabPackageUrl {
+interface GitLabPackageUrl {
   /** `https://gitlab.example.com` */
   origin: string;
   projectSlug: string;

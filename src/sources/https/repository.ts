@@ -53,7 +53,7 @@ export interface HttpsOptions extends NetworkSourceOptions, HttpsTemplateSetting
 }
 
 /** A URL template split where file names are substituted. */
-export interface HttpsTemplate {
+interface HttpsTemplate {
   /** Everything up to and including the last `/` of the path. */
   directory: string;
   /** The last path segment, possibly containing `{version}`. */

@@ -27,7 +27,7 @@ export function isLocalRepositoryUrl(url: string): boolean {
 }
 
 /** The parts of a local repository URL. */
-export interface LocalRepositoryLayout {
+interface LocalRepositoryLayout {
   /** Absolute directory holding `{provider-label}/`. */
   basePath: string;
   label: string;

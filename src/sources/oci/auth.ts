@@ -37,7 +37,7 @@ function pickCredentials(source: Record<string, string | undefined> | undefined)
 }
 
 /** The credentials a registry gets, and why the environment's were not given to it. */
-export interface OciCredentialChoice {
+interface OciCredentialChoice {
   credentials?: OciCredentials;
   /** Set when the environment has OCI_* credentials that this registry may not have. */
   withheld?: string;
@@ -93,7 +93,7 @@ export function realmAcceptable(realm: URL, plainHttpRegistry: boolean): boolean
 }
 
 /** A token request, with the words that describe it in logs and errors. */
-export interface TokenAttempt {
+interface TokenAttempt {
   request: HttpRequest;
   /** How the token is asked for, for the log line. */
   using: string;
