@@ -73,8 +73,7 @@ export interface OperatorLayoutInput {
   namespaces?: readonly NamespaceObject[];
 }
 
-const OPERATOR_WIRINGS = ['argocd', 'flux'] as const;
-type OperatorWiring = (typeof OPERATOR_WIRINGS)[number];
+type OperatorWiring = 'argocd' | 'flux';
 const CERT_MANAGER_DIRECTORY = '00-cert-manager';
 
 /** ProviderLabels: what identifies the ConfigMap of one provider release. */
