@@ -124,7 +124,6 @@ function sharedLayer(manifest: Manifest): Layer {
   for (const [field, value] of Object.entries(manifest.config))
     if (!FLEET_FIELDS.has(field)) setOwnValue(config, field, structuredClone(value));
   return {
-    name: 'shared manifest',
     label: 'shared manifest',
     values: { providers, config },
     where: (path, part) =>
@@ -146,7 +145,6 @@ function releaseLayer(release: ReleaseObject, keys: readonly string[]): Layer {
   }
   const config: Values = release.certManager?.version ? { certManager: { version: release.certManager.version } } : {};
   return {
-    name: 'release',
     label: `release ${release.name}`,
     values: { providers, config },
     where: (path) =>
@@ -270,7 +268,6 @@ function overlayLayer(
   return {
     problems,
     layer: {
-      name: layerName,
       label: layerName,
       values: { providers, config: configValues },
       where: (path, part) => {
@@ -596,7 +593,7 @@ export function expandFleet(manifest: Manifest, options: ExpandOptions = {}): Fl
   duplicateClusters(manifest, bag);
   const shared = sharedLayer(manifest);
   const sharedKeys = manifest.providers.map(providerKey);
-  const defaults: Layer = { name: 'tool defaults', label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
+  const defaults: Layer = { label: 'tool defaults', values: TOOL_DEFAULTS, where: () => undefined };
   const clusters: FleetCluster[] = [];
   // every provider some cluster runs: a release key naming none of them pins nothing
   const fleetKeys = new Set(sharedKeys);

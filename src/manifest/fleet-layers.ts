@@ -10,16 +10,11 @@ import { ownValue, setOwnValue } from '../core/own-keys.js';
 
 export type FieldPath = readonly (string | number)[];
 
-/** The layers, lowest first. */
-const LAYER_NAMES = ['tool defaults', 'shared manifest', 'release', 'overlay', 'unsupportedOverrides'] as const;
-type LayerName = (typeof LAYER_NAMES)[number];
-
 /**
  * One layer in canonical shape: `{providers: {<Kind>/<namespace>/<name>: {metadata, spec}},
  * config: {<Config field>: …}}`, with where a canonical path was written.
  */
 export interface Layer {
-  name: LayerName;
   /** e.g. `release 2026.11.0`, for messages. */
   label: string;
   values: Values;
