@@ -108,7 +108,6 @@ function apiHost(apiUrl: string): string {
 // ---- GitHub API shapes (the fields we read) ------------------------------------------------
 
 interface ApiAsset {
-  id: number;
   name: string;
   /** API URL of the asset (`…/releases/assets/<id>`). */
   url: string;

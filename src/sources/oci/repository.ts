@@ -84,7 +84,6 @@ export function ociFileNames(kind: ProviderKind, name: string, version: string):
 }
 
 interface Descriptor {
-  mediaType: string;
   digest: string;
   size: number;
   annotations?: Record<string, string>;
