@@ -49,10 +49,7 @@ export class SourceClient {
   send(request: HttpRequest, reportBytes = true): Promise<HttpResponse> {
     const onProgress = this.options.onProgress;
     const url = redactUrl(request.url);
-    const onBytes =
-      onProgress && reportBytes
-        ? (received: number, total: number | undefined) => onProgress({ type: 'bytes', url, received, total })
-        : undefined;
+    const onBytes = onProgress && reportBytes ? (received: number) => onProgress({ type: 'bytes', url, received }) : undefined;
     return httpFetch({ ...request, onBytes }, this.policy, onProgress && ((notice) => onProgress({ type: 'retry', ...notice })));
   }
 

@@ -61,8 +61,8 @@ export type SourceProgressEvent =
   | { type: 'resolve'; source: string }
   /** Starting to get one file of one version. */
   | { type: 'fetch'; source: string; version: string; file: string }
-  /** Bytes of a download received so far; `total` when the server announced it. */
-  | { type: 'bytes'; url: string; received: number; total?: number }
+  /** Bytes of a download received so far. */
+  | { type: 'bytes'; url: string; received: number }
   /** A file is available; `cached` when no download was needed. */
   | { type: 'done'; source: string; version: string; file: string; bytes: number; cached: boolean }
   /** A failed attempt will be retried after `delayMs`. */
@@ -143,7 +143,7 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Which statuses `httpFetch` retries; `isRetryableStatus` by default. */
   retryableStatus?: (status: number) => boolean;
-  onBytes?: (received: number, total: number | undefined) => void;
+  onBytes?: (received: number) => void;
   /** A cap below the policy's for this request's body (an image manifest's 4 MiB). */
   maxBytes?: number;
 }
@@ -409,7 +409,7 @@ async function readBody(
         throw tooLarge();
       }
       chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
-      onBytes?.(received, declared);
+      onBytes?.(received);
     }
   } catch (error) {
     if (error instanceof HttpError) throw error;
