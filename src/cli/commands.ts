@@ -451,7 +451,7 @@ const PLACEHOLDERS: ReadonlySet<string> = new Set([PIPE_PLACEHOLDER, OUTSIDE_PLA
  * The command that regenerates the output, run from `base` (the working directory): relative paths
  * only. `placeholders`: -f words, written as they are, for files this run was not given.
  */
-export function regenerateCommand(flags: RenderFlags, withSecretSources = true, base = process.cwd(), placeholders: string[] = []): string {
+export function regenerateCommand(flags: RenderFlags, withSecretSources: boolean, base: string, placeholders: string[] = []): string {
   const relativePath = (file: string) =>
     PIPE_PATH.test(path.resolve(file))
       ? PIPE_PLACEHOLDER

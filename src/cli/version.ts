@@ -11,6 +11,6 @@ export function versionInfo(): { version: string; node: string; platform: string
 }
 
 /** `capi-gitops version` without --json. */
-export function versionText(info: ReturnType<typeof versionInfo> = versionInfo()): string {
+export function versionText(info: ReturnType<typeof versionInfo>): string {
   return `capi-gitops ${info.version}\nnode ${info.node}\nplatform ${info.platform}\n`;
 }

@@ -77,7 +77,7 @@ export function reportedProblems(list: readonly Diagnostic[]): { shown: Diagnost
 const samePlace = (d: Diagnostic) => [d.file, d.line, d.column, d.path, d.message, d.expected, d.hint];
 
 /** Problems grouped by what `alike` says of each, groups and their members in the order met. */
-export function groupAlike(list: readonly Diagnostic[], alike: (d: Diagnostic) => unknown[] = samePlace): Diagnostic[][] {
+export function groupAlike(list: readonly Diagnostic[], alike: (d: Diagnostic) => unknown[]): Diagnostic[][] {
   const groups = new Map<string, Diagnostic[]>();
   for (const d of list) {
     const key = JSON.stringify(alike(d));
