@@ -81,8 +81,6 @@ export interface FleetResult extends Readonly<RunContext['stats']> {
   /** The output tree; empty when renderFleet wrote it to the `out` it was given. */
   files: Map<string, string>;
   layout: LayoutName;
-  /** In the shared layout, each base and the clusters whose kustomizations list it. */
-  bases: Map<string, string[]>;
   lockFile: string;
   lock: LockOutcome;
   warnings: string[];
@@ -711,7 +709,6 @@ export async function renderFleet(manifest: Manifest, options: RenderOptions, ou
     clusters: clusterOutcomes(resolved, selected),
     files: memory?.tree() ?? new Map(),
     layout,
-    bases: tree.bases,
     lockFile: resolved.lockFile,
     lock: concludeFleetLock(
       resolved.previous,

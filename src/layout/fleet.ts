@@ -128,8 +128,6 @@ export class FleetTree {
   private readonly objects: ObjectEntry[] = [];
   private readonly objectIds = new Map<string, number>();
   private readonly clusters: ClusterRecord[] = [];
-  /** Each base directory and the clusters whose kustomizations list it. */
-  readonly bases = new Map<string, string[]>();
   /** Files holding secret values (inline), as fleet paths: the fleet README lists them, as a cluster's would. */
   private readonly secretFiles: string[] = [];
   /** The last text at each path of a cluster's tree, and its digest (clusters mostly repeat them). */
@@ -269,7 +267,6 @@ export class FleetTree {
       // 48 bits of the digest name a base; two contents under one name would be one base for both
       if (contents.has(directory) && contents.get(directory) !== content) throw new Error(`two bases share the name ${directory}`);
       contents.set(directory, content);
-      this.bases.set(directory, []);
       for (const id of ids) {
         baseOf.set(id, directory);
         placements.push([heldKey(id), `${directory}/${this.objects[id]!.file}`]);
@@ -290,7 +287,6 @@ export class FleetTree {
             placements.push([heldKey(id), `${root}/${dir}/${this.objects[id]!.file}`]);
           }
         }
-        for (const base of bases) this.bases.get(base)!.push(cluster.name);
         const resources = [...[...bases].sort(compareStrings).map((b) => `${TO_ROOT}${b}`), ...own.sort(compareStrings)];
         files.push([`${root}/${dir}/${KUSTOMIZATION_FILE}`, renderKustomization({ comment: header || GENERATED_COMMENT, resources })]);
       }
