@@ -365,6 +365,28 @@ const RKE2_FROM_CONFIGMAPS = [
   '',
 ].join('\n');
 
+/** An RKE2 bootstrap release as kubectl exports its ConfigMap (data first); `labels`: lines before its name label. */
+function rke2ConfigMap(name: string, labels: string): string {
+  return [
+    'apiVersion: v1',
+    'data:',
+    '  components: |',
+    '    apiVersion: v1',
+    '    kind: Namespace',
+    '    metadata: {name: rke2-bootstrap-system}',
+    '  metadata: |',
+    '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
+    '    releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]',
+    'kind: ConfigMap',
+    'metadata:',
+    '  labels:',
+    `${labels}    provider.cluster.x-k8s.io/name: rke2`,
+    `  name: ${name}`,
+    '  namespace: rke2-bootstrap-system',
+    '',
+  ].join('\n');
+}
+
 test('an exported ConfigMap without its version label or its components key is told at its labels and data lines, not its first', async () => {
   const dir = tempDir();
   const metadata =
@@ -396,25 +418,7 @@ test('an exported ConfigMap without its version label or its components key is t
 
 test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version label: the hint gives the label to add, which renders', async () => {
   const dir = tempDir();
-  const configMap = (labels: string) =>
-    [
-      'apiVersion: v1',
-      'data:',
-      '  components: |',
-      '    apiVersion: v1',
-      '    kind: Namespace',
-      '    metadata: {name: rke2-bootstrap-system}',
-      '  metadata: |',
-      '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
-      '    releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]',
-      'kind: ConfigMap',
-      'metadata:',
-      '  labels:',
-      `${labels}    provider.cluster.x-k8s.io/name: rke2`,
-      '  name: bootstrap-rke2-v0.11.0',
-      '  namespace: rke2-bootstrap-system',
-      '',
-    ].join('\n');
+  const configMap = (labels: string) => rke2ConfigMap('bootstrap-rke2-v0.11.0', labels);
   writeFileSync(path.join(dir, 'artifacts.yaml'), configMap(''));
   writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
   const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
@@ -430,32 +434,13 @@ test('an artifact ConfigMap named bootstrap-rke2-v0.11.0 without its version lab
 
 test('no spec.version and a ConfigMap labelled 0.11.0 without its v: refused as the operator fails (operator phase_load.go getLatestVersion adds the v), each hint renders', async () => {
   const dir = tempDir();
-  const configMap = (version: string) =>
-    [
-      'apiVersion: v1',
-      'kind: ConfigMap',
-      'metadata:',
-      '  name: bootstrap-rke2',
-      '  namespace: rke2-bootstrap-system',
-      '  labels:',
-      '    provider.cluster.x-k8s.io/name: rke2',
-      `    provider.cluster.x-k8s.io/version: ${version}`,
-      'data:',
-      '  components: |',
-      '    apiVersion: v1',
-      '    kind: Namespace',
-      '    metadata: {name: rke2-bootstrap-system}',
-      '  metadata: |',
-      '    apiVersion: clusterctl.cluster.x-k8s.io/v1alpha3',
-      '    releaseSeries: [{major: 0, minor: 11, contract: v1beta1}]',
-      '',
-    ].join('\n');
+  const configMap = (version: string) => rke2ConfigMap('bootstrap-rke2', `    provider.cluster.x-k8s.io/version: ${version}\n`);
   writeFileSync(path.join(dir, 'artifacts.yaml'), configMap('0.11.0'));
   writeFileSync(path.join(dir, 'providers.yaml'), RKE2_FROM_CONFIGMAPS);
   const args = ['render', '-f', 'providers.yaml', '-f', 'artifacts.yaml', '-o', 'out'];
   const refused = await runCli(args, { cwd: dir });
   assert.equal(refused.code, 1, refused.stdout);
-  assert.match(refused.stderr, /artifacts\.yaml:8:40: .*v0\.11\.0.*0\.11\.0/, refused.stderr);
+  assert.match(refused.stderr, /artifacts\.yaml:13:40: .*v0\.11\.0.*0\.11\.0/, refused.stderr);
   assert.match(
     refused.stderr,
     /hint: label the ConfigMap provider\.cluster\.x-k8s\.io\/version: v0\.11\.0, or set spec\.version: 0\.11\.0 on BootstrapProvider\/rke2-bootstrap-system\/rke2\n/,
