@@ -17,6 +17,7 @@ import { convertTypedMetadata, PROVIDER_CONVERTED_KINDS } from './typed-metadata
 import { inventoryCrd, inventoryObject } from './inventory.js';
 import { decorateCertManager } from './cert-manager.js';
 import { addClusterIndexedLabel } from './turtles.js';
+import { wranglerPatcher } from './wrangler.js';
 import { sortObjects } from '../core/order.js';
 import type { MarkedRender } from './types.js';
 
@@ -44,6 +45,11 @@ export interface RenderContext {
   origin: ProviderOrigin;
   /** Read from a Rancher Turtles CAPIProvider: Turtles' own step after the operator's (turtles.ts). */
   turtles?: boolean;
+  /**
+   * The Turtles installation runs with its no-cert-manager feature on (Config
+   * turtles.noCertManager): a CAPIProvider's components go through WranglerPatcher (wrangler.ts).
+   */
+  turtlesNoCertManager?: boolean;
   /**
    * Fields a value from a Secret was written to, recorded by the filters (as kustomize's
    * namespace filter tracks the fields it sets), so the secrets stage can refuse or protect them.
@@ -87,7 +93,8 @@ const imageOverrides: RenderFilter = (objects, context) => {
  * conversions read, images, target namespace, labels),
  * then the operator's customisations (deployment, patches, then Config.images over the images
  * they set), then, for a Turtles CAPIProvider, Turtles' customAlterComponentsFuncs (its CRDs
- * labelled), ownerReferences removed, the
+ * labelled, then, with no-cert-manager on, cert-manager swapped for Rancher's certificates),
+ * ownerReferences removed, the
  * inventory objects added (the inventory CRD rides with the core provider), and the output order.
  */
 export const PROVIDER_FILTERS: readonly RenderFilter[] = [
@@ -109,6 +116,7 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
     return overrideCustomizedImages(objects, patched, context.label, context.configImageOverrides ?? {});
   },
   (objects, context) => (context.turtles ? addClusterIndexedLabel(objects) : objects),
+  (objects, context) => (context.turtles && context.turtlesNoCertManager ? wranglerPatcher(objects, context.origin) : objects),
   (objects) => removeOwnerReferences(objects),
   (objects, { kind: type, name, version, namespace }) => [
     ...objects,

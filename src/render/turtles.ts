@@ -4,9 +4,10 @@
  * internal/controllers/operator_reconciler.go BuildWithManager), which the operator runs after its
  * customisations, patches and image overrides (cluster-api-operator internal/controller/phase_fetch.go
  * Fetch). The first, always on: every CRD labelled for Rancher's auth index. The second,
- * `internal/provider/wrangler.go` WranglerPatcher behind the `no-cert-manager` feature gate, is not
- * made here (docs/manifest.md): the gate is Turtles' own setting, which no CAPIProvider holds; what
- * it would remove is told (app/turtles.ts).
+ * `internal/provider/wrangler.go` WranglerPatcher behind the `no-cert-manager` feature gate, is
+ * wrangler.ts, made when the Config says the gate is on (`turtles.noCertManager`: the gate is
+ * Turtles' own setting, which no CAPIProvider holds); unset, what it would remove is told
+ * (app/turtles.ts).
  */
 import { describeObject, type KObject } from '../core/kobject.js';
 import { CLUSTER_INDEXED_LABEL } from '../manifest/turtles.js';
