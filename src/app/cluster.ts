@@ -123,7 +123,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       ...unappliedCustomizationWarnings(prepared, rendered.components),
       ...namespacePatchWarnings(prepared),
       ...unreadAdditionalDeploymentWarnings(prepared, rendered.components),
-      ...wranglerWarnings(prepared, rendered.components),
+      ...wranglerWarnings(prepared, rendered.components, resolution.manifest.config.turtles?.noCertManager),
     ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;
@@ -400,8 +400,9 @@ async function renderComponents(
         configSecretNotGiven: notGiven,
         publicVariables,
         fleetCluster: options.fleetCluster !== undefined,
+        turtlesNoCertManager: manifest.config.turtles?.noCertManager,
         // a provider that reads a Secret (or stands for an absent one) is rendered on its own, never shared between clusters
-        shareKey: p.secret || notGiven ? undefined : componentKey(p.resolved, images, unmanagedKey),
+        shareKey: p.secret || notGiven ? undefined : componentKey(p.resolved, images, unmanagedKey, manifest.config.turtles),
       },
       run,
     );
@@ -718,8 +719,14 @@ export function readmeCommandFor(options: RenderOptions): string {
 }
 
 /** Every input of a provider's render except its parsed objects (which the run keys by identity). */
-function componentKey(r: ResolvedProvider, images: Manifest['config']['images'], unmanaged: string): string {
-  const turtles = r.provider.turtles !== undefined;
+function componentKey(
+  r: ResolvedProvider,
+  images: Manifest['config']['images'],
+  unmanaged: string,
+  settings: Manifest['config']['turtles'],
+): string {
+  // a CAPIProvider's render differs with Turtles' no-cert-manager; an operator object's does not
+  const turtles = r.provider.turtles === undefined ? false : settings?.noCertManager === true ? 'no-cert-manager' : true;
   return JSON.stringify([
     r.kind,
     r.name,

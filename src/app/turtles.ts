@@ -2,7 +2,9 @@
  * What Rancher Turtles does to a CAPIProvider's components that a render cannot know to do:
  * `internal/provider/wrangler.go` WranglerPatcher, behind the Turtles installation's
  * `no-cert-manager` feature gate (rancher/turtles feature/feature.go; the rancher-turtles chart's
- * `features.no-cert-manager.enabled`, on by default from v0.27.0). Told at the CAPIProvider.
+ * `features.no-cert-manager.enabled`, on by default from v0.27.0), unless the Config says which
+ * way Turtles runs (`turtles.noCertManager`: true renders it, render/wrangler.ts). Told at the
+ * CAPIProvider.
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
@@ -11,8 +13,16 @@ import { WRANGLER_CERTIFICATE_ANNOTATION, wranglerRemovedObjects } from '../rend
 import { PROVIDER_NAME_LABEL } from '../render/labels.js';
 import type { PreparedProvider } from './providers.js';
 
-/** A CAPIProvider whose components hold Certificates or Issuers: Turtles with no-cert-manager on would apply them otherwise. */
-export function wranglerWarnings(prepared: readonly PreparedProvider[], components: readonly RenderedComponent[]): Diagnostic[] {
+/**
+ * A CAPIProvider whose components hold Certificates or Issuers: Turtles with no-cert-manager on
+ * would apply them otherwise. None when the Config's `turtles.noCertManager` says how Turtles runs.
+ */
+export function wranglerWarnings(
+  prepared: readonly PreparedProvider[],
+  components: readonly RenderedComponent[],
+  noCertManager: boolean | undefined,
+): Diagnostic[] {
+  if (noCertManager !== undefined) return [];
   return prepared.flatMap(({ resolved: { provider, label, namespace } }) => {
     if (provider.turtles === undefined) return [];
     const removed = wranglerRemovedObjects(components.find((c) => c.label === label)?.objects ?? []);
@@ -28,6 +38,8 @@ export function wranglerWarnings(prepared: readonly PreparedProvider[], componen
           `its webhook Services ${WRANGLER_CERTIFICATE_ANNOTATION} for Rancher to make the certificates (internal/provider/wrangler.go WranglerPatcher); ` +
           'capi-gitops renders the components for cert-manager, as the cluster-api-operator does',
         hint:
+          'say in the Config how Turtles runs: turtles: {noCertManager: true} renders the components as Turtles applies them with that feature on, ' +
+          'turtles: {noCertManager: false} as now, without this warning. To keep cert-manager ' +
           "where Turtles ran this provider with that feature on, take Rancher's annotation off its Services before the output is synced, " +
           `so that cert-manager alone writes their certificate Secrets: kubectl annotate services -n ${shellWord(namespace)} -l ${selector} ${WRANGLER_CERTIFICATE_ANNOTATION}-`,
       },

@@ -9,6 +9,7 @@ const CONFIG_FIELDS = [
   'images',
   'pinImages',
   'certManager',
+  'turtles',
   'variables',
   'output',
   'operator',

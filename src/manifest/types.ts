@@ -262,6 +262,11 @@ export interface ToolConfig {
   /** Write every container image as `repository:tag@sha256:<digest>` and lock the digests (`--pin-images`). */
   pinImages?: boolean;
   certManager?: CertManagerConfig;
+  /**
+   * The Rancher Turtles installation that applies the CAPIProviders: `noCertManager`, its
+   * `no-cert-manager` feature gate (render/wrangler.ts when true; a warning when unset).
+   */
+  turtles?: { noCertManager?: boolean };
   variables?: Record<string, string>;
   output?: OutputConfig;
   /** The cluster-api-operator release the operator layout installs. */

@@ -120,6 +120,8 @@ export interface ProviderInput {
   publicVariables?: ReadonlySet<string>;
   /** A fleet's cluster: hints name no `render --list-variables`, which refuses a fleet. */
   fleetCluster?: boolean;
+  /** Config turtles.noCertManager: a CAPIProvider's components go through WranglerPatcher. */
+  turtlesNoCertManager?: boolean;
 }
 
 /** What a provider's render produced; `problems` hold every problem it found. */
@@ -400,6 +402,7 @@ function renderContext(input: ProviderInput, withoutSecrets?: Record<string, Ima
     configImageOverrides: input.configImageOverrides,
     origin: originOf(r),
     ...(r.provider.turtles ? { turtles: true } : {}),
+    ...(r.provider.turtles && input.turtlesNoCertManager ? { turtlesNoCertManager: true } : {}),
     secretFields: [],
   };
 }

@@ -112,7 +112,7 @@ test('unknown Config fields are rejected with suggestions, at the top level and 
   );
   assert.equal(
     error.diagnostics[0].expected,
-    'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, namespace, network, operator, output, overrides, pinImages, release, repositories, secrets, variables',
+    'a field of Config: apiVersion, certManager, clusters, github, gitops, images, kind, namespace, network, operator, output, overrides, pinImages, release, repositories, secrets, turtles, variables',
   );
 });
 

@@ -766,6 +766,48 @@ test("a CAPIProvider whose components hold cert-manager Certificates or Issuers 
 
   // operator objects: what the cluster-api-operator applies, and no word
   assert.deepEqual((await warningsOf(OPERATOR)).warnings, []);
+
+  // the hint names the Config setting; said either way, no word: false renders what the warning rendered
+  assert.match(
+    core!.hint!,
+    /^say in the Config how Turtles runs: turtles: \{noCertManager: true\} renders the components as Turtles applies them/,
+  );
+  const off = await warningsOf(`${TURTLES}---\n${CONFIG}turtles:\n  noCertManager: false\n`);
+  assert.deepEqual(off.warnings, []);
+  assert.ok('files' in off.result && 'files' in result);
+  assert.deepEqual([...off.result.files], [...result.files]);
+  assert.deepEqual((await warningsOf(`${TURTLES}---\n${CONFIG}turtles:\n  noCertManager: true\n`)).warnings, []);
+});
+
+test("Config turtles.noCertManager: true renders the corpus CAPI core's CAPIProvider as Turtles with no-cert-manager on applies it: no Certificate or Issuer, no cert-manager.io/inject-ca-from, the webhook Service annotated need-a-cert.cattle.io/secret-name with the Certificate's secretName; its operator object keeps them (rancher/turtles internal/provider/wrangler.go WranglerPatcher, internal/controllers/operator_reconciler.go)", async () => {
+  const render = async (text: string) => {
+    const result = await renderOutput({ manifestPaths: [writeTempManifest({ 'm.yaml': text })] });
+    assert.ok('files' in result);
+    return [...result.files].filter(([file]) => file.startsWith('01-cluster-api/'));
+  };
+  const on = `${CONFIG}turtles:\n  noCertManager: true\nsecrets:\n  public: [CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL]\n`;
+  const files = await render(`${TURTLES.split('---\n')[0]!}---\n${on}`);
+  const names = files.map(([file]) => file);
+  assert.ok(names.includes('01-cluster-api/service-capi-webhook-service.yaml'), names.join('\n'));
+  assert.deepEqual(
+    names.filter((file) => /\/(certificate|issuer)-/.test(file)),
+    [],
+  );
+  assert.deepEqual(
+    files.filter(([, text]) => text.includes('cert-manager.io/inject-ca-from')).map(([file]) => file),
+    [],
+  );
+  const service = files.find(([file]) => file === '01-cluster-api/service-capi-webhook-service.yaml')![1];
+  assert.match(service, /\n {4}need-a-cert\.cattle\.io\/secret-name: capi-webhook-service-cert\n/);
+  assert.match(service, /\n {2}namespace: cattle-capi-system\n/);
+
+  // the same provider as an operator object: the cluster-api-operator alone, for cert-manager
+  const operator = await render(`${OPERATOR.split('---\n').slice(0, 2).join('---\n')}---\n${on}`);
+  assert.ok(
+    operator.some(([file]) => /\/certificate-capi-serving-cert\.yaml$/.test(file)),
+    operator.map(([f]) => f).join('\n'),
+  );
+  assert.ok(operator.every(([, text]) => !text.includes('need-a-cert')));
 });
 
 test("convert warns that the operator object renders its CRDs without Turtles' auth.cattle.io/cluster-indexed label, and the spec.patches entry its example gives renders them as the CAPIProvider did (rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn)", async () => {
