@@ -8,6 +8,7 @@ import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
 import { CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { FLUX_SUBSTITUTE_LABEL } from '../secrets/flux-substitute.js';
+import { WRANGLER_CERTIFICATE_ANNOTATION } from '../render/turtles.js';
 
 /** Which GitOps tool's annotations a layout writes. */
 export interface SafetyContext {
@@ -90,10 +91,54 @@ function without(record: Record<string, unknown>, key: string): Record<string, u
   return rest;
 }
 
-/** Whether cert-manager's cainjector owns this object's CA bundle(s). */
-export function isCaInjected(obj: KObject): boolean {
+const NO_SERVICES: ReadonlySet<string> = new Set();
+
+/**
+ * The Services Rancher makes a certificate for, by `namespace/name`: those annotated
+ * `need-a-cert.cattle.io/secret-name` with a name (rancher/wrangler pkg/needacert, which
+ * rancher/rancher pkg/controllers/dashboard registers; Turtles' WranglerPatcher annotates a
+ * CAPIProvider's webhook Services so). It writes the certificate's CA into the caBundle of every
+ * webhook and CRD conversion webhook whose clientConfig.service is one of them.
+ */
+export function needACertServices(objects: readonly KObject[]): ReadonlySet<string> {
+  const found = new Set<string>();
+  for (const obj of objects) {
+    if (obj.kind !== 'Service' || obj.apiVersion !== 'v1') continue;
+    const secret: unknown = obj.metadata.annotations?.[WRANGLER_CERTIFICATE_ANNOTATION];
+    if (typeof secret === 'string' && secret !== '') found.add(`${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`);
+  }
+  return found;
+}
+
+/** Whether needacert writes this clientConfig's caBundle: its service is one of `services` (needacert skips a service without a name). */
+function needACertWrites(clientConfig: unknown, services: ReadonlySet<string>): boolean {
+  if (services.size === 0 || !isPlainObject(clientConfig) || !isPlainObject(clientConfig.service)) return false;
+  const { name, namespace } = clientConfig.service;
+  return typeof name === 'string' && name !== '' && services.has(`${typeof namespace === 'string' ? namespace : ''}/${name}`);
+}
+
+function crdClientConfig(obj: KObject): unknown {
+  return (obj.spec as { conversion?: { webhook?: { clientConfig?: unknown } } } | undefined)?.conversion?.webhook?.clientConfig;
+}
+
+/**
+ * Who writes this object's CA bundle(s): cert-manager's cainjector (the object's annotations say
+ * so, for all of them), Rancher's need-a-cert controller (for the webhooks whose Service is one of
+ * `services`, needACertServices), or nobody.
+ */
+export function caBundleWriter(obj: KObject, services: ReadonlySet<string> = NO_SERVICES): 'cert-manager' | 'rancher' | undefined {
   const annotations = obj.metadata.annotations ?? {};
-  return CA_INJECTION_ANNOTATIONS.some((a) => Object.hasOwn(annotations, a));
+  if (CA_INJECTION_ANNOTATIONS.some((a) => Object.hasOwn(annotations, a))) return 'cert-manager';
+  if (services.size === 0) return undefined;
+  if (isCustomResourceDefinition(obj)) return needACertWrites(crdClientConfig(obj), services) ? 'rancher' : undefined;
+  if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind) && Array.isArray(obj.webhooks))
+    return obj.webhooks.some((w) => isPlainObject(w) && needACertWrites(w.clientConfig, services)) ? 'rancher' : undefined;
+  return undefined;
+}
+
+/** Whether something in the cluster owns this object's CA bundle(s) (caBundleWriter). */
+export function isCaInjected(obj: KObject, services: ReadonlySet<string> = NO_SERVICES): boolean {
+  return caBundleWriter(obj, services) !== undefined;
 }
 
 /** The fields cainjector writes, as Argo CD jqPathExpressions. */
@@ -106,30 +151,32 @@ export function caBundlePaths(obj: KObject): string[] {
 /**
  * Released components ship a placeholder caBundle (CAPA's `Cg==`) where cainjector writes the
  * real one. Applying the placeholder fights the injector (Argo CD OutOfSync, Flux resetting it
- * on every reconcile), so objects the injector owns leave the field out.
+ * on every reconcile), so objects the injector owns leave the field out; so do the webhooks whose
+ * CA bundle Rancher's need-a-cert controller writes (caBundleWriter), and only those.
  */
-const dropInjectedCaBundles: SafetyFilter = (objects) =>
-  objects.map((obj) => {
-    if (!isCaInjected(obj)) return obj;
+const dropInjectedCaBundles: SafetyFilter = (objects) => {
+  const services = needACertServices(objects);
+  return objects.map((obj) => {
+    const writer = caBundleWriter(obj, services);
+    if (writer === undefined) return obj;
     if (isCustomResourceDefinition(obj)) {
-      const clientConfig = (obj.spec as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } } | undefined)?.conversion
-        ?.webhook?.clientConfig;
-      if (!clientConfig || !Object.hasOwn(clientConfig, 'caBundle')) return obj;
+      const clientConfig = crdClientConfig(obj);
+      if (!isPlainObject(clientConfig) || !Object.hasOwn(clientConfig, 'caBundle')) return obj;
       // Copy only the path to the field; the rest of a large CRD stays shared.
       const spec = obj.spec as { conversion: { webhook: Record<string, unknown> } };
       const webhook = { ...spec.conversion.webhook, clientConfig: without(clientConfig, 'caBundle') };
       return { ...obj, spec: { ...spec, conversion: { ...spec.conversion, webhook } } };
     }
     if (WEBHOOK_CONFIGURATION_KINDS.has(obj.kind) && Array.isArray(obj.webhooks)) {
-      if (!obj.webhooks.some((w) => isPlainObject(w) && isPlainObject(w.clientConfig) && Object.hasOwn(w.clientConfig, 'caBundle')))
-        return obj;
-      const webhooks = obj.webhooks.map((w) =>
-        isPlainObject(w) && isPlainObject(w.clientConfig) ? { ...w, clientConfig: without(w.clientConfig, 'caBundle') } : w,
-      );
+      const written = (w: unknown): w is Record<string, unknown> & { clientConfig: Record<string, unknown> } =>
+        isPlainObject(w) && isPlainObject(w.clientConfig) && (writer === 'cert-manager' || needACertWrites(w.clientConfig, services));
+      if (!obj.webhooks.some((w) => written(w) && Object.hasOwn(w.clientConfig, 'caBundle'))) return obj;
+      const webhooks = obj.webhooks.map((w) => (written(w) ? { ...w, clientConfig: without(w.clientConfig, 'caBundle') } : w));
       return { ...obj, webhooks };
     }
     return obj;
   });
+};
 
 /**
  * Waves inside a component: Namespaces and CRDs, then cert-manager issuers and certificates

@@ -11,7 +11,7 @@ import { closestName, formatFieldPath } from '../manifest/fields.js';
 import { otherSyncingTool, type ChartComponent, type ChartContext, type ChartDocument, type LoadedChart } from './chart/types.js';
 import type { Values } from '../core/values.js';
 import { emitYamlDocument } from '../yaml/emit.js';
-import { caBundlePaths, isCaInjected, matchesSelector, type ObjectSelector } from './apply-safety.js';
+import { caBundlePaths, isCaInjected, matchesSelector, needACertServices, type ObjectSelector } from './apply-safety.js';
 import { componentDirectory, KUSTOMIZATION_FILE, orderComponents } from './kustomize.js';
 import { isCustomResourceDefinition, objectFileName } from './names.js';
 import { isDns1123Label, isDns1123Subdomain } from '../core/names.js';
@@ -104,6 +104,14 @@ function syncWaves(ordered: readonly RenderedComponent[], place: (c: RenderedCom
   return waves;
 }
 
+/** The objects whose CA bundles something in the cluster writes, and the fields (apply-safety caBundleWriter). */
+function caInjected(objects: readonly KObject[]): ChartComponent['caInjected'] {
+  const services = needACertServices(objects);
+  return objects
+    .filter((o) => isCaInjected(o, services) && caBundlePaths(o).length > 0)
+    .map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) }));
+}
+
 /** The chart's facts: components in install order with their paths, waves and dependencies. */
 function chartContext(input: WiringInput): ChartContext {
   const path = typeof input.values.path === 'string' ? input.values.path : '';
@@ -137,9 +145,7 @@ function chartContext(input: WiringInput): ChartContext {
       hasCRDs: c.objects.some(isCustomResourceDefinition),
       hasWebhooks: c.objects.some((o) => o.kind === 'ValidatingWebhookConfiguration' || o.kind === 'MutatingWebhookConfiguration'),
       unmanaged: c.objects.filter((o) => input.unmanaged.some((s) => matchesSelector(o, s))).map(selectorOf),
-      caInjected: c.objects
-        .filter((o) => isCaInjected(o) && caBundlePaths(o).length > 0)
-        .map((o) => ({ ...selectorOf(o), jqPathExpressions: caBundlePaths(o) })),
+      caInjected: caInjected(c.objects),
       ...(input.substituteFrom?.has(c.label) ? { substituteFrom: input.substituteFrom.get(c.label) } : {}),
       ...(input.decrypt?.has(c.label) ? { sopsEncrypted: true } : {}),
     };

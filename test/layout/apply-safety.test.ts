@@ -13,6 +13,7 @@ import { layoutOutput } from '../../src/layout/index.js';
 import { prepareChart } from '../../src/layout/chart/index.js';
 import { LARGE_OBJECT_BYTES, largeObjectSyncOption, objectWave } from '../../src/layout/apply-safety.js';
 import { emitYamlDocument } from '../../src/yaml/emit.js';
+import { wranglerPatcher } from '../../src/render/wrangler.js';
 import { CORPUS_REPOSITORY } from '../helpers/paths.js';
 import { rejection } from '../helpers/assertions.js';
 import { wiringProblems } from '../helpers/crd-schema.js';
@@ -382,5 +383,74 @@ test('large objects in a layout: a ConfigMap over 200 KiB gets ServerSideApply=t
   assert.equal(
     read(files, `${DIR}/configmap-big.yaml`).metadata.annotations?.['argocd.argoproj.io/sync-options'],
     'Prune=false,ServerSideApply=true',
+  );
+});
+
+test("Rancher's need-a-cert controller writes the CA bundle of each webhook and CRD conversion webhook whose Service Turtles' WranglerPatcher annotated: the placeholder is left out there and only there, and Argo CD ignores those fields (rancher/turtles internal/provider/wrangler.go WranglerPatcher; rancher/wrangler pkg/needacert OnMutationWebhookChange, OnValidatingWebhookChange, OnCRDChange)", async () => {
+  const SERVICE: KObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'capx-webhook-service', namespace: 'capx-system' } };
+  // a second webhook of the configuration calls a URL with a CA bundle of its own: needacert leaves it alone
+  const byUrl = { name: 'u.widget.example.dev', clientConfig: { caBundle: 'b3du', url: 'https://hooks.example.dev/validate' } };
+  const webhook = { ...INJECTED_WEBHOOK, webhooks: [...(INJECTED_WEBHOOK.webhooks as unknown[]), byUrl] } as KObject;
+  const objects = wranglerPatcher([NAMESPACE, INJECTED_CRD, SERVICE, CERTIFICATE, DEPLOYMENT, webhook, PLAIN_WEBHOOK]);
+  assert.ok(objects.every((o) => o.metadata.annotations?.['cert-manager.io/inject-ca-from'] === undefined));
+  const components = [component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', objects)];
+  const argocd = await prepareChart({
+    builtIn: 'argocd',
+    set: ['repoURL=https://git.example.com/x.git', 'path=mgmt'].map((expression) => ({ expression, forceString: false })),
+  });
+  const flux = await prepareChart({ builtIn: 'flux', set: [{ expression: 'path=mgmt', forceString: false }] });
+  for (const [name, wiring] of [
+    ['kustomize', undefined],
+    ['argocd', argocd],
+    ['flux', flux],
+  ] as const) {
+    const files = layoutOutput({ layout: name, components, unmanaged: [], wiring, command: 'capi-gitops render' });
+    const crd = read(files, `${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`) as any;
+    assert.equal('caBundle' in crd.spec.conversion.webhook.clientConfig, false, name);
+    const written = read(files, `${DIR}/validatingwebhookconfiguration-capx-validating.yaml`) as any;
+    assert.equal('caBundle' in written.webhooks[0].clientConfig, false, name);
+    assert.equal(written.webhooks[1].clientConfig.caBundle, 'b3du', name);
+    // PLAIN_WEBHOOK calls the same Service: needacert writes its CA bundle too
+    const plain = read(files, `${DIR}/validatingwebhookconfiguration-other-validating.yaml`) as any;
+    assert.equal('caBundle' in plain.webhooks[0].clientConfig, false, name);
+  }
+  const files = layoutOutput({ layout: 'argocd', components, unmanaged: [], wiring: argocd, command: 'capi-gitops render' });
+  const text = files.get('argocd/application-capi-gitops-04-infrastructure-capx.yaml')!;
+  const app = YAML.parse(text);
+  assert.deepEqual(app.spec.ignoreDifferences, [
+    {
+      group: 'apiextensions.k8s.io',
+      kind: 'CustomResourceDefinition',
+      name: 'widgets.example.dev',
+      jqPathExpressions: ['.spec.conversion.webhook.clientConfig.caBundle'],
+    },
+    {
+      group: 'admissionregistration.k8s.io',
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'capx-validating',
+      jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+    },
+    {
+      group: 'admissionregistration.k8s.io',
+      kind: 'ValidatingWebhookConfiguration',
+      name: 'other-validating',
+      jqPathExpressions: ['.webhooks[]?.clientConfig.caBundle'],
+    },
+  ]);
+  assert.deepEqual(wiringProblems(app), []);
+
+  // an annotation without a secret name: needacert makes no certificate, so the placeholder is the object's
+  const unnamed = objects.map((o) =>
+    o.kind === 'Service' ? { ...o, metadata: { ...o.metadata, annotations: { 'need-a-cert.cattle.io/secret-name': '' } } } : o,
+  );
+  const kept = layoutOutput({
+    layout: 'kustomize',
+    components: [component('InfrastructureProvider', 'infrastructure-capx', 'capx-system', unnamed)],
+    unmanaged: [],
+    command: 'capi-gitops render',
+  });
+  assert.equal(
+    (read(kept, `${DIR}/crds/customresourcedefinition-widgets.example.dev.yaml`) as any).spec.conversion.webhook.clientConfig.caBundle,
+    'Cg==',
   );
 });

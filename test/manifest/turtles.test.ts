@@ -801,6 +801,21 @@ test("Config turtles.noCertManager: true renders the corpus CAPI core's CAPIProv
   assert.match(service, /\n {4}need-a-cert\.cattle\.io\/secret-name: capi-webhook-service-cert\n/);
   assert.match(service, /\n {2}namespace: cattle-capi-system\n/);
 
+  // Argo CD ignores the CA bundles Rancher's need-a-cert controller writes, as it did cert-manager's
+  // (rancher/wrangler pkg/needacert: every webhook and CRD conversion webhook calling the annotated Service)
+  const ignored = async (text: string) => {
+    const result = await renderOutput({ manifestPaths: [writeTempManifest({ 'm.yaml': text })], layout: 'argocd' });
+    assert.ok('files' in result);
+    const app = [...result.files].find(([file]) => file === 'argocd/application-capi-gitops-01-cluster-api.yaml')![1];
+    return (parseAllDocuments(app)[0]!.toJS() as { spec: { ignoreDifferences: { kind: string; name: string }[] } }).spec.ignoreDifferences;
+  };
+  const argocd = `${CONFIG}gitops:\n  path: mgmt\n  values:\n    repoURL: https://git.example.com/m.git\n`;
+  const withRancher = await ignored(`${TURTLES.split('---\n')[0]!}---\n${argocd}turtles:\n  noCertManager: true\n`);
+  const withCertManager = await ignored(`${TURTLES.split('---\n')[0]!}---\n${argocd}turtles:\n  noCertManager: false\n`);
+  assert.ok(withRancher.some((d) => d.kind === 'CustomResourceDefinition' && d.name === 'clusters.cluster.x-k8s.io'));
+  assert.ok(withRancher.some((d) => d.kind === 'ValidatingWebhookConfiguration'));
+  assert.deepEqual(withRancher, withCertManager);
+
   // the same provider as an operator object: the cluster-api-operator alone, for cert-manager
   const operator = await render(`${OPERATOR.split('---\n').slice(0, 2).join('---\n')}---\n${on}`);
   assert.ok(

@@ -125,7 +125,7 @@ export interface ChartComponent {
   hasWebhooks: boolean;
   /** Objects the GitOps tool must stop enforcing (Config.overrides). */
   unmanaged: { group: string; kind: string; name: string; namespace?: string }[];
-  /** Objects whose webhook CA bundle cert-manager injects: what to ignore in diffs. */
+  /** Objects whose webhook CA bundle cert-manager's cainjector or Rancher's need-a-cert controller writes: what to ignore in diffs. */
   caInjected: { group: string; kind: string; name: string; jqPathExpressions: string[] }[];
   /** The in-cluster Secret whose keys Flux substitutes into this component (secrets flux-substitute). */
   substituteFrom?: string;
