@@ -15,7 +15,7 @@ import { closestName } from '../manifest/fields.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
 import { providerObjectName } from '../resolve/preflight.js';
-import { wranglerWarnings } from './turtles.js';
+import { unneededCertManagerWarnings, wranglerWarnings } from './turtles.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
 import { unusedVariableWarnings } from '../render/variable-advice.js';
@@ -124,6 +124,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
       ...namespacePatchWarnings(prepared),
       ...unreadAdditionalDeploymentWarnings(prepared, rendered.components),
       ...wranglerWarnings(prepared, rendered.components, resolution.manifest.config.turtles?.noCertManager),
+      ...unneededCertManagerWarnings(resolution),
     ].forEach((w) => options.onWarning?.(w));
     // images pinned by digest (Config pinImages, --pin-images): from the lock, else asked of their registries
     const { pinImages: flag, frozen, onWarning, fleetCluster, fleetImageDigests } = options;

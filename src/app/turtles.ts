@@ -12,6 +12,8 @@ import type { RenderedComponent } from '../render/types.js';
 import { WRANGLER_CERTIFICATE_ANNOTATION, wranglerRemovedObjects } from '../render/turtles.js';
 import { PROVIDER_NAME_LABEL } from '../render/labels.js';
 import type { PreparedProvider } from './providers.js';
+import type { Resolution } from './types.js';
+import { configFieldOrigin } from '../resolve/resolve.js';
 
 /**
  * A CAPIProvider whose components hold Certificates or Issuers: Turtles with no-cert-manager on
@@ -45,4 +47,30 @@ export function wranglerWarnings(
       },
     ];
   });
+}
+
+/**
+ * cert-manager rendered by default where nothing needs it: every provider is a CAPIProvider and
+ * the Config says Turtles runs with no-cert-manager on, so WranglerPatcher drops every provider's
+ * Certificates (the core's too) and the rancher-turtles chart installs no cert-manager object of
+ * its own (v0.27.0). Not left out unasked: a synced tree that loses cert-manager prunes it, and
+ * something else in the cluster may use it. At `turtles.noCertManager`; said either way in
+ * `certManager.enabled`, no word.
+ */
+export function unneededCertManagerWarnings(resolution: Pick<Resolution, 'manifest' | 'providers' | 'certManager'>): Diagnostic[] {
+  const { config } = resolution.manifest;
+  if (config.turtles?.noCertManager !== true || config.certManager?.enabled !== undefined || resolution.certManager === null) return [];
+  if (resolution.providers.length === 0 || resolution.providers.some((p) => p.provider.turtles === undefined)) return [];
+  return [
+    {
+      ...configFieldOrigin(config, 'turtles', 'noCertManager'),
+      message:
+        `cert-manager ${resolution.certManager.version} is rendered (certManager.enabled defaults to true), yet no provider needs it: every one is a CAPIProvider, ` +
+        'which Turtles with no-cert-manager on applies without its Certificates and Issuers (rancher/turtles internal/provider/wrangler.go WranglerPatcher), ' +
+        'and the rancher-turtles chart installs no cert-manager object of its own',
+      hint:
+        'set certManager.enabled: false in the Config to leave cert-manager out (where the output was synced with it, the GitOps tool may then prune it); ' +
+        'or certManager.enabled: true to keep it, where something else in the cluster uses cert-manager',
+    },
+  ];
 }

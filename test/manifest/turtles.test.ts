@@ -735,7 +735,11 @@ test("a CAPIProvider whose components hold cert-manager Certificates or Issuers 
     const dir = writeTempManifest({ 'm.yaml': text });
     const warnings: Diagnostic[] = [];
     const result = await renderOutput({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
-    return { file: path.join(dir, 'm.yaml'), warnings: warnings.filter((w) => /no-cert-manager/.test(w.message)), result };
+    return {
+      file: path.join(dir, 'm.yaml'),
+      warnings: warnings.filter((w) => /no-cert-manager/.test(w.message) && w.object !== 'Config'),
+      result,
+    };
   };
   const { file, warnings, result } = await warningsOf(TURTLES + '---\n' + CONFIG);
   // each at its object's start: the 1-based line of its apiVersion, column 1
@@ -823,6 +827,41 @@ test("Config turtles.noCertManager: true renders the corpus CAPI core's CAPIProv
     operator.map(([f]) => f).join('\n'),
   );
   assert.ok(operator.every(([, text]) => !text.includes('need-a-cert')));
+});
+
+test("with turtles.noCertManager: true and every provider a CAPIProvider, cert-manager rendered by default is a warning at the setting: no provider needs it (rancher/turtles internal/provider/wrangler.go WranglerPatcher drops the core's Certificates too; charts/rancher-turtles holds no cert-manager object); certManager.enabled either way says it", async () => {
+  const run = async (config: string, providers = TURTLES) => {
+    const dir = writeTempManifest({ 'm.yaml': `${providers}---\n${config}` });
+    const warnings: Diagnostic[] = [];
+    const result = await renderOutput({ manifestPaths: [dir], onWarning: (w) => warnings.push(w) });
+    assert.ok('files' in result);
+    const told = warnings.filter((w) => /no provider needs it/.test(w.message));
+    return { file: path.join(dir, 'm.yaml'), told, files: [...result.files.keys()] };
+  };
+  const on = `${CONFIG}turtles:\n  noCertManager: true\n`;
+  const { file, told, files } = await run(on);
+  assert.ok(files.some((f) => f.includes('cert-manager')));
+  const line = readFileSync(file, 'utf8').split('\n').indexOf('  noCertManager: true') + 1;
+  assert.deepEqual(
+    told.map((w) => [w.object, w.path, path.resolve(w.file!), w.line, w.column]),
+    [['Config', 'turtles.noCertManager', file, line, 18]],
+  );
+  assert.match(told[0]!.hint!, /^set certManager\.enabled: false in the Config to leave cert-manager out/);
+  // followed literally: no cert-manager, no word
+  const off = await run(on.replace('certManager:\n', 'certManager:\n  enabled: false\n'));
+  assert.deepEqual(off.told, []);
+  assert.deepEqual(
+    off.files.filter((f) => f.includes('cert-manager')),
+    [],
+  );
+  assert.deepEqual((await run(on.replace('certManager:\n', 'certManager:\n  enabled: true\n'))).told, []);
+  // an operator object beside them needs cert-manager; without the setting, the CAPIProviders' warning says the rest
+  const mixed = `${TURTLES.split('---\n')[0]!}---\n${OPERATOR.split('---\n').slice(2, 4).join('---\n')}`;
+  assert.deepEqual(
+    (await run(`${on}secrets:\n  public: [CLUSTER_TOPOLOGY, EXP_CLUSTER_RESOURCE_SET, EXP_MACHINE_POOL]\n`, mixed)).told,
+    [],
+  );
+  assert.deepEqual((await run(CONFIG)).told, []);
 });
 
 test("convert warns that the operator object renders its CRDs without Turtles' auth.cattle.io/cluster-indexed label, and the spec.patches entry its example gives renders them as the CAPIProvider did (rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn)", async () => {
