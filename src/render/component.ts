@@ -401,7 +401,7 @@ function renderContext(input: ProviderInput, withoutSecrets?: Record<string, Ima
     imageOverridesWithoutSecrets: withoutSecrets,
     configImageOverrides: input.configImageOverrides,
     origin: originOf(r),
-    ...(r.provider.turtles ? { turtles: true } : {}),
+    ...(r.provider.turtles ? { turtles: r.provider.turtles } : {}),
     ...(r.provider.turtles && input.turtlesNoCertManager ? { turtlesNoCertManager: true } : {}),
     secretFields: [],
   };

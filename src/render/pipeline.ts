@@ -43,8 +43,11 @@ export interface RenderContext {
   /** Config.images alone: the operator's second pass, over images its customisations set. */
   configImageOverrides?: Record<string, ImageMeta>;
   origin: ProviderOrigin;
-  /** Read from a Rancher Turtles CAPIProvider: Turtles' own step after the operator's (turtles.ts). */
-  turtles?: boolean;
+  /**
+   * Read from a Rancher Turtles CAPIProvider, as the input names it (`CAPIProvider/<ns>/<name>`):
+   * Turtles' own steps after the operator's (turtles.ts, wrangler.ts), their problems told at it.
+   */
+  turtles?: string;
   /**
    * The Turtles installation runs with its no-cert-manager feature on (Config
    * turtles.noCertManager): a CAPIProvider's components go through WranglerPatcher (wrangler.ts).
@@ -116,7 +119,8 @@ export const PROVIDER_FILTERS: readonly RenderFilter[] = [
     return overrideCustomizedImages(objects, patched, context.label, context.configImageOverrides ?? {});
   },
   (objects, context) => (context.turtles ? addClusterIndexedLabel(objects) : objects),
-  (objects, context) => (context.turtles && context.turtlesNoCertManager ? wranglerPatcher(objects, context.origin) : objects),
+  (objects, context) =>
+    context.turtles && context.turtlesNoCertManager ? wranglerPatcher(objects, { ...context.origin, object: context.turtles }) : objects,
   (objects) => removeOwnerReferences(objects),
   (objects, { kind: type, name, version, namespace }) => [
     ...objects,

@@ -43,6 +43,7 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
 }
 
 const LABEL = 'auth.cattle.io/cluster-indexed';
+const TURTLES = 'CAPIProvider/capi-system/cluster-api';
 const labelOf = (objects: KObject[]) =>
   Object.fromEntries(
     objects.map((o) => [`${o.kind}/${o.metadata.name}`, (o.metadata.labels as Record<string, string> | undefined)?.[LABEL]]),
@@ -56,7 +57,7 @@ test('a CAPIProvider\'s CRDs, every one and only CRDs, are labelled auth.cattle.
       patch: `metadata:\n  labels:\n    ${LABEL}: "no"\n`,
     },
   ];
-  const rendered = renderComponent(structuredClone(OBJECTS), context({ turtles: true, spec: { patches } }));
+  const rendered = renderComponent(structuredClone(OBJECTS), context({ turtles: TURTLES, spec: { patches } }));
   assert.deepEqual(labelOf(rendered), {
     'Namespace/capi-system': undefined,
     'CustomResourceDefinition/clusters.cluster.x-k8s.io': 'true',

@@ -5,6 +5,7 @@ import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { renderComponent, type RenderContext } from '../../src/render/pipeline.js';
 
 const INJECT = 'cert-manager.io/inject-ca-from';
+const TURTLES = 'CAPIProvider/example-system/example';
 const NEED_A_CERT = 'need-a-cert.cattle.io/secret-name';
 
 /** A provider as kubebuilder lays one out: a webhook Service, its Certificate and Issuer, webhook configurations and a converting CRD. */
@@ -79,7 +80,7 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
     namespace: 'example-system',
     spec: {},
     imageOverrides: {},
-    origin: { object: 'CAPIProvider/example-system/example', file: '/m/providers.yaml', line: 3, column: 1 },
+    origin: { object: 'InfrastructureProvider/example-system/example', file: '/m/providers.yaml', line: 3, column: 1 },
     secretFields: [],
     ...overrides,
   };
@@ -88,7 +89,7 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
 const find = (objs: KObject[], kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name);
 
 test("a CAPIProvider's components with Turtles' no-cert-manager on: its Certificates and Issuers dropped, every cert-manager.io/inject-ca-from taken off, each webhook Service annotated need-a-cert.cattle.io/secret-name with its Certificate's secretName, after the CRDs' cluster-indexed label (rancher/turtles internal/provider/wrangler.go WranglerPatcher; internal/controllers/operator_reconciler.go appends it after AddClusterIndexedLabelFn)", () => {
-  const rendered = renderComponent(objects(), context({ turtles: true, turtlesNoCertManager: true }));
+  const rendered = renderComponent(objects(), context({ turtles: TURTLES, turtlesNoCertManager: true }));
   assert.deepEqual(
     rendered.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer'),
     [],
@@ -113,7 +114,7 @@ test("a CAPIProvider's components with Turtles' no-cert-manager on: its Certific
   assert.equal(crd.metadata.labels?.['auth.cattle.io/cluster-indexed'], 'true');
 
   // no-cert-manager off, or an operator object (the cluster-api-operator alone): the components for cert-manager
-  for (const off of [context({ turtles: true }), context({ turtlesNoCertManager: true })]) {
+  for (const off of [context({ turtles: TURTLES }), context({ turtlesNoCertManager: true })]) {
     const kept = renderComponent(objects(), off);
     assert.deepEqual(
       kept.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => o.kind),
@@ -140,7 +141,7 @@ test('WranglerPatcher reads the components after the patches, and annotations as
   };
   const rendered = renderComponent(
     [...input, notStrings as unknown as KObject],
-    context({ turtles: true, turtlesNoCertManager: true, spec: { patches } }),
+    context({ turtles: TURTLES, turtlesNoCertManager: true, spec: { patches } }),
   );
   assert.deepEqual(find(rendered, 'Service', 'webhook-service')!.metadata.annotations, { [NEED_A_CERT]: 'patched-cert' });
   assert.deepEqual(find(rendered, 'Widget', 'w')!.metadata.annotations, { [INJECT]: 'nowhere/none', n: 1 });
@@ -153,10 +154,11 @@ test('a Certificate without spec.secretName, and an inject-ca-from that names no
       return { ...o, metadata: { ...o.metadata, annotations: { [INJECT]: 'system/other-cert' } } };
     return o;
   });
-  const origin = context().origin;
+  // at the CAPIProvider's place, named as the input names it
+  const origin = { ...context().origin, object: TURTLES };
   let caught: unknown;
   try {
-    renderComponent(input, context({ turtles: true, turtlesNoCertManager: true }));
+    renderComponent(input, context({ turtles: TURTLES, turtlesNoCertManager: true }));
   } catch (err) {
     caught = err;
   }
@@ -187,7 +189,7 @@ test('a Certificate without spec.secretName, and an inject-ca-from that names no
     return { target: { kind, name }, patch: body.join('\n') + '\n' };
   });
   assert.match(patches[0]!.patch, /secretName: webhook-cert/);
-  const fixed = renderComponent(input, context({ turtles: true, turtlesNoCertManager: true, spec: { patches } }));
+  const fixed = renderComponent(input, context({ turtles: TURTLES, turtlesNoCertManager: true, spec: { patches } }));
   assert.deepEqual(find(fixed, 'Service', 'webhook-service')!.metadata.annotations, {
     'example.io/keep': 'yes',
     [NEED_A_CERT]: 'webhook-cert',
