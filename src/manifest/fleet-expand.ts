@@ -70,7 +70,7 @@ export interface ExpandOptions {
 /** Config fields a cluster does not inherit: they describe the fleet. */
 const FLEET_FIELDS = new Set(['clusters', 'release', 'position', 'locate']);
 /** The overlay's Config fields (layer 4); unsupportedOverrides may set any Config field. */
-const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'pinImages', 'certManager', 'secrets'] as const;
+const OVERLAY_CONFIG_FIELDS = ['variables', 'images', 'pinImages', 'certManager', 'turtles', 'secrets'] as const;
 
 /** The tool's own defaults: the lowest layer. */
 const TOOL_DEFAULTS: Values = { config: { certManager: { enabled: true } } };

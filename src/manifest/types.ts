@@ -297,6 +297,7 @@ export interface ClusterOverlay {
   images?: Record<string, ImageMeta | null>;
   pinImages?: boolean | null;
   certManager?: CertManagerConfig | null;
+  turtles?: { noCertManager?: boolean | null } | null;
   secrets?: Record<string, unknown> | null;
   /** Chart values of either layout's chart, over Config gitops.values. */
   gitops?: Record<string, unknown> | null;

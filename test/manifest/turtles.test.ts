@@ -864,6 +864,23 @@ test("with turtles.noCertManager: true and every provider a CAPIProvider, cert-m
   assert.deepEqual((await run(CONFIG)).told, []);
 });
 
+test("a fleet's cluster says how its own Turtles runs: turtles.noCertManager in its overlay, over the Config's (rancher/turtles internal/provider/wrangler.go WranglerPatcher; feature/feature.go: the gate's default changed in v0.27.0, so clusters upgrading Turtles in turn differ)", async () => {
+  const dir = writeTempManifest({
+    'core.yaml': TURTLES.split('---\n')[0]!,
+    'config.yaml': `${CONFIG}turtles:\n  noCertManager: true\nclusters:\n- name: a1\n- name: a2\n  turtles:\n    noCertManager: false\n`,
+  });
+  const out = path.join(tempDir(), 'out');
+  const rendered = await runCli(['render', '-f', dir, '-o', out, '--fleet-layout', 'full']);
+  assert.equal(rendered.code, 0, rendered.stderr);
+  // each cluster said it: no warning for either
+  assert.doesNotMatch(rendered.stderr, /without Issuer/);
+  const files = [...readTree(out).keys()];
+  const certificates = (cluster: string) =>
+    files.filter((f) => f.includes(`${cluster}/01-cluster-api/`) && /\/(certificate|issuer)-/.test(f));
+  assert.deepEqual(certificates('a1'), []);
+  assert.equal(certificates('a2').length, 2, files.join('\n'));
+});
+
 test("convert warns that the operator object renders its CRDs without Turtles' auth.cattle.io/cluster-indexed label, and the spec.patches entry its example gives renders them as the CAPIProvider did (rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn)", async () => {
   const { result } = convertManifestText('providers.yaml', TURTLES);
   const told = result.warnings.filter((w) => /auth\.cattle\.io\/cluster-indexed/.test(w.message));
