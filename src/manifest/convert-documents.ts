@@ -10,7 +10,7 @@ import { CST, Parser, isMap, isScalar, parseDocument, type Document, type Node a
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
-import { isProviderKind, OPERATOR_API_VERSION } from '../core/provider.js';
+import { isProviderKind, manifestLabel, OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
 import {
   CAPI_PROVIDER_KIND,
@@ -34,7 +34,14 @@ import {
   type SourceDocument,
 } from './yaml-source.js';
 import { planV1alpha1Conversion, type ConversionEdit } from './v1alpha1.js';
-import { CLUSTER_INDEXED_PATCH, CLUSTER_INDEXED_LABEL, planTurtlesConversion, type TurtlesSecret } from './turtles.js';
+import {
+  CLUSTER_INDEXED_PATCH,
+  CLUSTER_INDEXED_LABEL,
+  planTurtlesConversion,
+  WRANGLER_CERTIFICATE_ANNOTATION,
+  type TurtlesSecret,
+} from './turtles.js';
+import { shellWord } from '../core/shell.js';
 
 interface ConvertedObject {
   file: string;
@@ -470,7 +477,39 @@ function convertCapiProvider(
     hint: `to keep the label, add this entry to ${target}'s spec.patches, after any entry it has (Turtles labels after the operator's patches)`,
     example: CLUSTER_INDEXED_PATCH,
   });
+  out.warnings.push(
+    noCertManagerWarning(nodePosition(source, root), label, target, {
+      namespace: typeof metadata.namespace === 'string' ? metadata.namespace : '',
+      provider: manifestLabel(plan.kind, String(spec.name || metadata.name || '')),
+    }),
+  );
   return text;
+}
+
+/**
+ * Where Turtles ran the provider with no-cert-manager on (internal/provider/wrangler.go
+ * WranglerPatcher), Rancher serves its webhooks; the operator object applies cert-manager's
+ * Certificates again, and Rancher's annotation left on the Services would keep a second writer.
+ */
+function noCertManagerWarning(
+  at: Pick<Diagnostic, 'file' | 'line' | 'column'>,
+  label: string,
+  target: string,
+  services: { namespace: string; provider: string },
+): Diagnostic {
+  const { namespace, provider } = services;
+  return {
+    ...at,
+    object: label,
+    message:
+      `Turtles with its no-cert-manager feature on (on by default from v0.27.0; turtles.noCertManager in the Config) applies this provider ` +
+      `without its Certificates and Issuers, its webhook Services annotated ${WRANGLER_CERTIFICATE_ANNOTATION} for Rancher; ` +
+      `as ${target}, the cluster-api-operator applies them for cert-manager`,
+    hint:
+      'render with cert-manager (certManager.enabled, on unless the Config turns it off) and, where Turtles ran this provider so, ' +
+      `take Rancher's annotation off its Services once the operator object has applied: ` +
+      `kubectl annotate services -n ${shellWord(namespace)} -l ${shellWord(`cluster.x-k8s.io/provider=${provider}`)} ${WRANGLER_CERTIFICATE_ANNOTATION}-`,
+  };
 }
 
 function objectLabel(object: Record<string, unknown>): string {

@@ -13,8 +13,7 @@ import { describeObject, type KObject } from '../core/kobject.js';
 import { CLUSTER_INDEXED_LABEL } from '../manifest/turtles.js';
 import { addLabels } from './labels.js';
 
-/** rancher/turtles internal/provider/wrangler.go CertificateAnnotationKey, which WranglerPatcher sets on webhook Services. */
-export const WRANGLER_CERTIFICATE_ANNOTATION = 'need-a-cert.cattle.io/secret-name';
+export { WRANGLER_CERTIFICATE_ANNOTATION } from '../manifest/turtles.js';
 
 /** The objects WranglerPatcher drops (its filter: kind `Certificate` or `Issuer`, whatever the group), as describeObject names them. */
 export function wranglerRemovedObjects(objects: readonly KObject[]): string[] {

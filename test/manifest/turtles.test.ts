@@ -909,3 +909,22 @@ test("convert warns that the operator object renders its CRDs without Turtles' a
   assert.deepEqual([...fromOperator.keys()], [...fromTurtles.keys()]);
   for (const [file, text] of fromTurtles) assert.ok(text === fromOperator.get(file), file);
 });
+
+test("convert warns that the operator object applies its Certificates and Issuers for cert-manager where Turtles' no-cert-manager had swapped them for Rancher's, with the kubectl command that takes Rancher's annotation off its Services (rancher/turtles internal/provider/wrangler.go WranglerPatcher)", () => {
+  const { result } = convertManifestText('providers.yaml', TURTLES);
+  const told = result.warnings.filter((w) => /no-cert-manager/.test(w.message));
+  const starts = TURTLES.split('\n').flatMap((l, i) => (l.startsWith('apiVersion:') ? [i + 1] : []));
+  assert.deepEqual(
+    told.map((w) => [w.object, w.line, w.column]),
+    [
+      ['CAPIProvider/cattle-capi-system/cluster-api', starts[0], 1],
+      ['CAPIProvider/capi-kubeadm-bootstrap-system/kubeadm-bootstrap', starts[1], 1],
+      ['CAPIProvider/capi-kubeadm-control-plane-system/kubeadm-control-plane', starts[2], 1],
+    ],
+  );
+  assert.match(told[0]!.message, /as CoreProvider\/cattle-capi-system\/cluster-api, .*cert-manager/);
+  assert.match(
+    told[1]!.hint!,
+    /kubectl annotate services -n capi-kubeadm-bootstrap-system -l cluster\.x-k8s\.io\/provider=bootstrap-kubeadm need-a-cert\.cattle\.io\/secret-name-$/,
+  );
+});
