@@ -1,8 +1,8 @@
 // The bundled CLI, made from the built dist/src (after `npm run build` or scripts/build-fast.mjs),
 // so the precompiled templates, charts and validators (*.cjs next to the modules) are inlined:
 // - dist/bin/capi-gitops.mjs, the package's `bin`: the same bundle split by esbuild at the
-//   commands' `import()` (cli/program.ts), so `--help` parses the entry's 70 KB instead of 2.3 MB:
-//   10 ms of CPU over `node -e 0` instead of 60 ms (the goal is 30; DEVELOPERS.md);
+//   commands' `import()` (cli/program.ts), so `--help` parses about 106 KB instead of 2.9 MB
+//   (figures in DEVELOPERS.md; the goal is 30 ms over `node -e 0`);
 // - dist/capi-gitops.mjs, one file a CI job can fetch and run with plain `node`.
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';

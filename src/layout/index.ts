@@ -1,6 +1,7 @@
 /**
  * The layout seam: rendered components in, a file tree (relative path → text) out. Writing,
- * checking and diffing consume the tree; each layout is one module (layout-*.ts).
+ * checking and diffing consume the tree; every layout's component directories are drawn by
+ * kustomize.ts, the argocd and flux layouts' wiring by their charts (argocd.ts, flux.ts, wiring.ts).
  */
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../core/diagnostics.js';
 import { apiGroup, describeObject, type KObject } from '../core/kobject.js';

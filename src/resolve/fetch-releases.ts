@@ -1,7 +1,7 @@
 /**
  * Every release a manifest asks for, found and fetched: the resolve stage's rules (registry,
- * preflight, versions, contracts) over the repositories the sources stage opens. Composed here,
- * after both stages, so that resolve/ never imports sources/ (see DEVELOPERS.md).
+ * preflight, versions, contracts) over the repositories the sources stage opens (sources/ comes
+ * before resolve/ in the folder order, DEVELOPERS.md).
  */
 import path from 'node:path';
 import { CapiGitopsError, type Diagnostic, type DiagnosticOrigin } from '../core/diagnostics.js';

@@ -110,7 +110,7 @@ export interface UpgradePlan {
   certManager?: CertManagerPlan;
   /** The operator layout's cluster-api-operator, planned like cert-manager. */
   operator?: CertManagerPlan;
-  /** With images pinned in the lockfile: those whose tag now serves another digest (lock/image-pins.ts). */
+  /** With images pinned in the lockfile: those whose tag now serves another digest (app/image-pins.ts). */
   images?: MovedImage[];
   /** Locked images no registry answered for (down, refused): whether their tags moved is not known, so `images` is partial. */
   imagesUnchecked?: UncheckedImage[];

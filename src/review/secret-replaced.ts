@@ -12,6 +12,7 @@
  * cluster), and lists it no more once that sync is done.
  * Names only: no value of the Secret is ever read.
  */
+import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
 import { describeId, objectKey, type TreeObject } from './objects.js';
 import type { SecretReplacedFinding } from './types.js';
@@ -71,7 +72,7 @@ function addedFiller(
         !sides[0].has(keyOf(t.id.name)) &&
         targetOf(t.object).name === name,
     )
-    .sort((a, b) => (a.id.name === name ? -1 : b.id.name === name ? 1 : a.id.name.localeCompare(b.id.name)));
+    .sort((a, b) => (a.id.name === name ? -1 : b.id.name === name ? 1 : compareStrings(a.id.name, b.id.name)));
   return fillers[0];
 }
 
