@@ -182,6 +182,7 @@ export class RunContext {
     const where = `${repository.sourceType}\0${repository.releaseStore ?? repository.location}`;
     return {
       sourceType: repository.sourceType,
+      readsInPlace: repository.readsInPlace,
       location: repository.location,
       defaultVersion: repository.defaultVersion,
       componentsFile: repository.componentsFile,

@@ -39,6 +39,8 @@ export const LATEST = 'latest';
 export interface ProviderRepository {
   /** Which module serves it: 'local', 'configmap', 'github', … */
   readonly sourceType: string;
+  /** Its files are read where they are (a local file, a ConfigMap of the input): the artifact cache never holds them. */
+  readonly readsInPlace?: boolean;
   /** Human-readable location for messages, e.g. the URL with `{version}`. */
   readonly location: string;
   /** The version named by the URL: a tag, or `latest`. */

@@ -212,9 +212,10 @@ export class LockSession {
     // a digest to accept is the release's current one: never the cached bytes of the old
     const accepting = entry !== undefined && namesComponent(this.options.acceptDigests ?? [], entry);
     // Local files and ConfigMaps are read where they are; only network downloads are cached.
-    const remote = repository.sourceType !== 'local' && repository.sourceType !== 'configmap';
+    const remote = !repository.readsInPlace;
     return {
       sourceType: repository.sourceType,
+      readsInPlace: repository.readsInPlace,
       location: repository.location,
       defaultVersion: repository.defaultVersion,
       componentsFile: repository.componentsFile,

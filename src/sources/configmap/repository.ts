@@ -96,6 +96,7 @@ interface ConfigMapRelease {
 
 class ConfigMapRepository implements ProviderRepository {
   readonly sourceType = 'configmap';
+  readonly readsInPlace = true;
   /** The operator's getLatestVersion: the highest semantic version among the ConfigMaps, with a `v` before it. */
   readonly defaultVersion: string;
   private readonly origin: DiagnosticOrigin;

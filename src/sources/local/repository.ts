@@ -134,6 +134,7 @@ function isSingleSegment(name: string): boolean {
 }
 
 class LocalRepository implements ProviderRepository {
+  readonly readsInPlace = true;
   readonly sourceType = 'local';
   readonly location: string;
   readonly defaultVersion: string;
