@@ -442,6 +442,7 @@ function recursivelyPrinted(reading: Reading, at: FieldPath, value: unknown): un
  * namespace (strings; name required). Refused at the value (once), so no such object is written.
  */
 function secretField(reading: Reading, at: FieldPath, raw: unknown): unknown {
+  if (goTextRefused(reading, at, raw, `a Secret's ${String(at.at(-1))}`)) return raw;
   const printed = interpolated(raw ?? '');
   if (typeof printed === 'string') return printed;
   const dotted = at.join('.');
@@ -564,6 +565,8 @@ function providerDocument(
   const reads = (path: ChartValuePath) => chartRule(path, type.key, version);
   const label = `${type.key}.${name}`;
   if (!fromString) checkProviderKeys(reading, type, name, provider);
+  goTextRefused(reading, [type.key, name, 'version'], provider.version, 'a version, e.g. v1.10.4');
+  goTextRefused(reading, [type.key, name, 'namespace'], provider.namespace, 'a namespace, e.g. capi-system');
   const namespace = truthy(provider.namespace)
     ? String(provider.namespace)
     : type.key === 'core'
@@ -630,6 +633,8 @@ function providerDocument(
   }
   const additional = isPlainObject(provider.additionalManifests) ? provider.additionalManifests : undefined;
   if (reads('<type>.<name>.additionalManifests') && additional && truthy(provider.additionalManifests)) {
+    for (const key of ['name', 'namespace'])
+      goTextRefused(reading, [type.key, name, 'additionalManifests', key], additional[key], `a ConfigMap's ${key}`);
     spec.additionalManifests = {
       name: interpolated(additional.name),
       ...(truthy(additional.namespace) ? { namespace: interpolated(additional.namespace) } : {}),
@@ -648,6 +653,26 @@ function providerDocument(
     return { kind: type.kind, name, namespace };
   }
   return { kind: type.kind, name, namespace, spec: hasSpec ? spec : undefined };
+}
+
+/**
+ * A value the chart prints as one scalar (`version: {{ $v }}`, a namespace, a configSecret or
+ * additionalManifests field): a map or a list comes out as Go text (`map[…]`, `[…]`), no value the
+ * API server or the operator reads. Refused at its value (once); true when it was.
+ */
+function goTextRefused(reading: Reading, at: FieldPath, value: unknown, expected: string): boolean {
+  if (!isPlainObject(value) && !Array.isArray(value)) return false;
+  const dotted = at.join('.');
+  if (reading.problems.some((p) => p.path === dotted)) return true;
+  const field = String(at.at(-1));
+  reading.problems.push({
+    ...reading.warnings.at(at, 'value'),
+    path: dotted,
+    message: `is a ${Array.isArray(value) ? 'list' : 'map'}, which chart ${reading.version} prints as Go text (${field}: ${goShape(value)}), not one value`,
+    expected,
+    hint: `write ${dotted} as one value (a string), not a ${Array.isArray(value) ? 'list' : 'map'}`,
+  });
+  return true;
 }
 
 /** The shape Go's text/template prints a map or list in (`map[k:…]`, `[…]`), keys only: a value may come from a Secret. */
@@ -709,7 +734,9 @@ function managerOf(
     const metrics = isPlainObject(manager.metrics) ? manager.metrics : undefined;
     if (metrics && truthy(manager.metrics)) {
       const m: Record<string, unknown> = {};
-      if (truthy(metrics.insecureDiagnostics)) m.insecureDiagnostics = interpolated(metrics.insecureDiagnostics);
+      const insecure = [...at, 'metrics', 'insecureDiagnostics'];
+      if (!goTextRefused(reading, insecure, metrics.insecureDiagnostics, 'true or false') && truthy(metrics.insecureDiagnostics))
+        m.insecureDiagnostics = interpolated(metrics.insecureDiagnostics);
       if (truthy(metrics.diagnosticsAddress)) m.diagnosticsAddress = metrics.diagnosticsAddress;
       if (Object.keys(m).length > 0) out.metrics = m;
     }

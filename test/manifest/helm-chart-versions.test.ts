@@ -351,6 +351,45 @@ test('top-level fetchConfig.<name>.selector, a map the chart prints as Go text (
   });
 });
 
+test('a map or list where the chart prints one value ({{ $v }}: a version, a namespace, a configSecret or additionalManifests field, metrics.insecureDiagnostics) comes out as Go text, so it is refused at its line; it was written as "[object Object]" (or a list\'s items joined) with exit 0', () => {
+  const cases: [Record<string, unknown>, string][] = [
+    [{ core: { 'cluster-api': { version: { a: 'b' } } } }, 'core.cluster-api.version'],
+    [{ core: { 'cluster-api': { version: ['v1.8.0'] } } }, 'core.cluster-api.version'],
+    [{ infrastructure: { docker: { version: 'v1.7.7', namespace: { a: 1 } } } }, 'infrastructure.docker.namespace'],
+    [{ core: { 'cluster-api': { version: 'v1.8.0', configSecret: { name: { a: 1 } } } } }, 'core.cluster-api.configSecret.name'],
+    [{ configSecret: { name: 'vars', namespace: ['a'] }, core: { 'cluster-api': { version: 'v1.8.0' } } }, 'configSecret.namespace'],
+    [
+      { core: { 'cluster-api': { version: 'v1.8.0', additionalManifests: { name: ['m'], manifests: 'x' } } } },
+      'core.cluster-api.additionalManifests.name',
+    ],
+    [
+      { core: { 'cluster-api': { version: 'v1.8.0', manager: { metrics: { insecureDiagnostics: { a: true } } } } } },
+      'core.cluster-api.manager.metrics.insecureDiagnostics',
+    ],
+  ];
+  for (const [values, dotted] of cases) {
+    const layers = [
+      {
+        source: 'values.yaml',
+        values,
+        locate: (at: readonly (string | number)[]) => (at.join('.') === dotted ? { file: 'values.yaml', line: 3, column: 14 } : undefined),
+      },
+    ];
+    assert.throws(
+      () => importHelmValues({ layers, sets: [], chartVersion: { text: '0.28.0', origin: '--chart-version' } }),
+      (error: unknown) => {
+        assert.ok(error instanceof CapiGitopsError, dotted);
+        const problem = error.diagnostics.find((d) => d.path === dotted);
+        assert.ok(problem, `${dotted}: ${error.diagnostics.map((d) => d.path).join(', ')}`);
+        assert.deepEqual([problem.file, problem.line, problem.column], ['values.yaml', 3, 14]);
+        assert.match(problem.message, /^is a (map|list), which chart v0\.28\.0 prints as Go text \(\w+: (map\[\w+:…\]|\[…\])\)/);
+        assert.ok(problem.expected && problem.hint, dotted);
+        return true;
+      },
+    );
+  }
+});
+
 test('a top-level fetchConfig.<name> no provider takes is warned at its key: a core provider (only infrastructure and IPAM read it: templates/infra.yaml:62 at v0.16.0, ipam.yaml:50 at v0.20.0), a name no provider has, a chart older than v0.16.0; each was dropped without a word, so the operator fetched from GitHub', () => {
   const values = {
     core: { 'cluster-api': { version: 'v1.8.0' } },
