@@ -73,7 +73,8 @@ export type LockedDigestPosition = (sha256: string) => Pick<Diagnostic, 'file' |
 
 /**
  * Every fetched file of a locked component against the lock: all mismatches, and files the
- * lock does not list, reported together; a mismatch at the digest's line in the lockfile.
+ * lock does not list, reported together; a mismatch at the digest's line in the lockfile, a file
+ * not listed at the entry's first listed digest.
  */
 export function verifyLockedArtifacts(
   entry: LockEntry,
@@ -84,10 +85,14 @@ export function verifyLockedArtifacts(
   for (const artifact of artifacts) {
     const locked = entry.files.find((file) => file.name === artifact.name);
     if (locked === undefined) {
+      // told at the entry's files (its first digest): the list the file is missing from
+      const listed = entry.files[0];
       problems.push({
+        ...(listed ? where(listed.sha256) : {}),
         message: `${lockEntryLabel(entry)} ${entry.version}: ${artifact.name} was fetched but the lockfile does not list it`,
         expected: `one of ${entry.files.map((file) => file.name).join(', ') || '(no files)'}`,
-        hint: 'run `capi-gitops lock` to record it',
+        // `lock` keeps a locked entry's files: the entry goes, and lock records it anew
+        hint: `restore the lockfile from Git, or delete the entry of ${lockEntryLabel(entry)} from it and run \`capi-gitops lock\`, which records it anew with each file's sha256 as it is now`,
       });
       continue;
     }

@@ -153,6 +153,20 @@ test('a file whose digest differs from the lock is a hard failure naming both di
   assert.equal(digestMismatch(file, file, core12), undefined);
 });
 
+test("a fetched file the lock entry does not list (a files item removed by hand) is told at that entry's files in the lockfile, not without a position, with a hint that works (lock alone failed alike)", () => {
+  const where = (sha256: string) =>
+    sha256 === core12.files[0].sha256 ? { file: 'capi-gitops.lock.yaml', line: 27, column: 17 } : undefined;
+  assert.throws(
+    () => verifyLockedArtifacts(core12, [{ name: 'core-components.yaml', url: 'c', sha256: digest('c') }], where),
+    failsWith(/core-components\.yaml was fetched but the lockfile does not list it/, (error) => {
+      const [problem] = error.diagnostics;
+      assert.deepEqual([problem.file, problem.line, problem.column], ['capi-gitops.lock.yaml', 27, 17]);
+      // `lock` alone keeps the entry as locked, and failed the same way: the entry must go first
+      assert.match(problem.hint ?? '', /delete the entry of cluster-api from it and run `capi-gitops lock`/);
+    }),
+  );
+});
+
 test('all fetched files of a locked component are checked together; a file the lock does not list fails too', () => {
   const locked: LockEntry = { ...core12, files: [...core12.files, { name: 'core-components.yaml', url: 'c', sha256: digest('c') }] };
   assert.doesNotThrow(() => verifyLockedArtifacts(locked, [{ name: 'core-components.yaml', url: 'c', sha256: digest('c') }]));
