@@ -18,8 +18,11 @@ const CORE_PROVIDER_NAME = 'cluster-api';
 
 /** `CoreProvider/capi-system/cluster-api`, as diagnostics name objects. */
 export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'namespace' | 'name'>): string {
-  // without metadata.namespace (a problem of its own), as the manifest's problems name the object (describeObject)
-  return provider.namespace ? `${provider.kind}/${provider.namespace}/${provider.name}` : `${provider.kind}/${provider.name}`;
+  // as the manifest's problems name the object (load.ts objectLabel): a namespace or name that is
+  // no string (a problem of its own: `namespace: true`) left out, so the object is known as faulty
+  const { namespace, name } = provider as { namespace: unknown; name: unknown };
+  const shown = typeof name === 'string' ? name : '<unnamed>';
+  return typeof namespace === 'string' && namespace !== '' ? `${provider.kind}/${namespace}/${shown}` : `${provider.kind}/${shown}`;
 }
 
 /** Where a problem of the provider is: at the field `path` names (dotted) when the manifest knows it, else at the object. */

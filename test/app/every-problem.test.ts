@@ -8,7 +8,9 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { CapiGitopsError } from '../../src/core/diagnostics.js';
 import { lockOutput, renderOutput } from '../../src/app/run.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
+import { exampleCopy } from '../helpers/cli.js';
 
 async function problemsOf(files: Record<string, string>): Promise<string[]> {
   const dir = writeTempManifest(files);
@@ -124,6 +126,28 @@ test('a provider and its configSecret without metadata.namespace (helm template 
       'Secret/capi-variables metadata.namespace missing required field "namespace"',
     ],
   );
+});
+
+/** The example's problems after `edit` of its providers.yaml (and `config` appended to its config.yaml). */
+async function exampleProblems(edit: (providers: string) => string, config = ''): Promise<string[]> {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const file = (name: string) => path.join(dir, name);
+  writeFileSync(file('providers.yaml'), edit(readFileSync(file('providers.yaml'), 'utf8')));
+  writeFileSync(file('config.yaml'), readFileSync(file('config.yaml'), 'utf8') + config);
+  const error = await renderOutput({ manifestPaths: [dir], output: path.join(dir, 'out') }).then(
+    () => assert.fail('the render succeeded'),
+    (err: unknown) => err,
+  );
+  assert.ok(error instanceof CapiGitopsError, String(error));
+  return error.diagnostics.map((d) => `${d.line ?? '-'}:${d.column ?? '-'} ${d.object ?? ''} ${d.path ?? ''} ${d.message}`);
+}
+
+test('a provider whose metadata.namespace is not a string (true, a list) is told at it and not rendered: no positionless "Namespace/true: cannot name an output file" after it', async () => {
+  for (const value of ['true', '[capex-control-plane-system]']) {
+    const problems = await exampleProblems((text) => text.replace('namespace: capex-control-plane-system', `namespace: ${value}`));
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /^28:14 ControlPlaneProvider\/example metadata\.namespace must be a string/);
+  }
 });
 
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
