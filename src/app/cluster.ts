@@ -107,10 +107,10 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
     // in file, line and column order, as every command reports (not what did not resolve first)
     throw new CapiGitopsError(sortDiagnostics([...resolution.problems, ...later]));
   }
-  if (layout === 'operator') return renderOperatorCluster(resolution, options);
-  // a provider with problems in the manifest is reported with them, not rendered
+  // a provider with problems in the manifest is reported with them, not rendered (nor laid out by the operator layout)
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
   const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
+  if (layout === 'operator') return renderOperatorCluster({ ...resolution, providers: renderable }, options);
   const others = providersToCheckReferences(resolution.manifest, renderable);
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options, others);
   imageKeyWarnings(resolution, prepared).forEach((w) => options.onWarning?.(w));

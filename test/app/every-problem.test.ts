@@ -11,6 +11,7 @@ import { lockOutput, renderOutput } from '../../src/app/run.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { exampleCopy } from '../helpers/cli.js';
+import { FIXTURES } from '../helpers/paths.js';
 
 async function problemsOf(files: Record<string, string>): Promise<string[]> {
   const dir = writeTempManifest(files);
@@ -148,6 +149,15 @@ test('a provider whose metadata.namespace is not a string (true, a list) is told
     assert.equal(problems.length, 1, problems.join('\n'));
     assert.match(problems[0]!, /^28:14 ControlPlaneProvider\/example metadata\.namespace must be a string/);
   }
+});
+
+test('with --layout operator too, a provider with a problem of its own is told and not laid out: no positionless "Namespace/: cannot name an output file" after it', async () => {
+  const release = path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml');
+  const problems = await exampleProblems(
+    (text) => text.replace('  namespace: capex-bootstrap-system\n', ''),
+    `output:\n  layout: operator\noperator:\n  version: v0.28.0\n  url: ${release}\n`,
+  );
+  assert.deepEqual(problems, ['18:1 BootstrapProvider/example metadata.namespace missing required field "namespace"']);
 });
 
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
