@@ -137,8 +137,7 @@ export async function resolveCluster(
   const certManager = resolvedCertManager ?? null;
   const resolution = { manifest, providers, certManager, lockFile, sources, ...(operator ? { operator } : {}) };
   for (const warning of moveWarnings(previous, resolution, options)) options.onWarning?.(warning);
-  for (const warning of installedDowngradeWarnings(providers)) options.onWarning?.(warning);
-  for (const warning of imageTagWarnings(providers)) options.onWarning?.(warning);
+  for (const warning of providerWarnings(providers, manifest.problems)) options.onWarning?.(warning);
   if (problems.length === 0) return { ...resolution, lock: session.conclude(providers, certManager, options.frozen ?? false, operator) };
   if (!options.collectAll) throw new CapiGitopsError(problems);
   // What did resolve is still checked against the lock; no lock is written on a failed run.
@@ -221,6 +220,16 @@ function leftOut(
   const unresolvable = new Set([...early.filter((d) => !own(d)), ...preflight].map((d) => d.object));
   for (const provider of selectingLeftOutConfigMaps(manifest)) unresolvable.add(providerObjectName(provider));
   return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
+}
+
+/**
+ * What the resolved providers' own fields warn of, for those without a problem in the manifest:
+ * such a provider still resolves, but its fields may be anything (`containers: {}`).
+ */
+function providerWarnings(providers: readonly ResolvedProvider[], problems: readonly Diagnostic[] = []): Diagnostic[] {
+  const faulty = new Set(problems.map((d) => d.object));
+  const sound = providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
+  return [...installedDowngradeWarnings(sound), ...imageTagWarnings(sound)];
 }
 
 /**

@@ -135,7 +135,7 @@ async function exampleProblems(edit: (providers: string) => string, config = '')
   const file = (name: string) => path.join(dir, name);
   writeFileSync(file('providers.yaml'), edit(readFileSync(file('providers.yaml'), 'utf8')));
   writeFileSync(file('config.yaml'), readFileSync(file('config.yaml'), 'utf8') + config);
-  const error = await renderOutput({ manifestPaths: [dir], output: path.join(dir, 'out') }).then(
+  const error = await renderOutput({ manifestPaths: [dir] }).then(
     () => assert.fail('the render succeeded'),
     (err: unknown) => err,
   );
@@ -158,6 +158,16 @@ test('with --layout operator too, a provider with a problem of its own is told a
     `output:\n  layout: operator\noperator:\n  version: v0.28.0\n  url: ${release}\n`,
   );
   assert.deepEqual(problems, ['18:1 BootstrapProvider/example metadata.namespace missing required field "namespace"']);
+});
+
+test('a provider whose deployment.containers is a map (or holds null) is told at it, with no internal error from the warnings that read its containers', async () => {
+  for (const value of ['{}', '[null]']) {
+    const problems = await exampleProblems((text) =>
+      text.replace('    containers:\n    - name: manager\n      args:\n        --sync-period: 10m\n', `    containers: ${value}\n`),
+    );
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /^\d+:\d+ InfrastructureProvider\/capex-system\/example spec\.deployment\.containers/);
+  }
 });
 
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
