@@ -59,9 +59,12 @@ export function closestName(word: string, candidates: readonly string[]): string
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of [...candidates].sort(compareStrings)) {
-    if (candidate.toLowerCase() === lower) return candidate;
-    const distance = editDistance(lower, candidate.toLowerCase());
+    const other = candidate.toLowerCase();
+    if (other === lower) return candidate;
     const limit = Math.max(1, Math.floor(Math.max(word.length, candidate.length) / 3));
+    // the distance is at least the difference in length: no table for a name out of reach (a 1 MB value)
+    if (Math.abs(lower.length - other.length) > limit) continue;
+    const distance = editDistance(lower, other);
     if (distance <= limit && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

@@ -170,6 +170,14 @@ test('closestName prefers a case-insensitive match, then the nearest within a th
   assert.equal(closestName('ab', ['ac', 'ad']), 'ac');
 });
 
+test('closestName leaves out by length alone a candidate no edits within the limit can reach: a 1.1 MB kind (a value pasted by mistake) built an edit table per kind, 20 s of render', () => {
+  assert.equal(closestName('x'.repeat(1_100_000), ['CoreProvider', 'InfrastructureProvider', 'Secret']), undefined);
+  // at the limit (a third of the longer name), a candidate is still compared and found
+  assert.equal(closestName('abcdef', ['abcdefgh']), 'abcdefgh');
+  assert.equal(closestName('abcdefgh', ['abcdef']), 'abcdef');
+  assert.equal(closestName('abcde', ['abcdefgh']), undefined);
+});
+
 test('field paths use dots for identifiers and brackets for indexes and other keys', () => {
   assert.equal(formatFieldPath(['spec', 'deployment', 'containers', 0, 'args', '--v']), 'spec.deployment.containers[0].args["--v"]');
   assert.equal(formatFieldPath(['metadata', 'labels', 'app.kubernetes.io/name']), 'metadata.labels["app.kubernetes.io/name"]');
