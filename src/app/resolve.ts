@@ -219,6 +219,9 @@ function leftOut(
   // (a preflight problem the manifest's checks told already still leaves its provider out)
   const unresolvable = new Set([...early.filter((d) => !own(d)), ...preflight].map((d) => d.object));
   for (const provider of selectingLeftOutConfigMaps(manifest)) unresolvable.add(providerObjectName(provider));
+  // a name that is no string (told by the schema) names no repository: "no repository is known for control-plane-2147483648"
+  for (const provider of manifest.providers)
+    if (typeof (provider.name as unknown) !== 'string') unresolvable.add(providerObjectName(provider));
   return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
 }
 

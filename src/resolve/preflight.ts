@@ -96,9 +96,10 @@ function fetchConfigProblems(provider: ProviderObject, registry: ProviderRegistr
       expected: 'one of url, selector, oci',
     });
   }
-  // A misnamed CoreProvider is reported once, by the naming rule.
+  // A misnamed CoreProvider is reported once, by the naming rule; a name that is no string, by the schema.
   const misnamedCore = provider.kind === 'CoreProvider' && provider.name !== CORE_PROVIDER_NAME;
-  if (given.length === 0 && !misnamedCore && registry.lookup(provider.kind, provider.name) === undefined) {
+  const named = typeof (provider.name as unknown) === 'string';
+  if (given.length === 0 && named && !misnamedCore && registry.lookup(provider.kind, provider.name) === undefined) {
     const close = closestName(
       provider.name,
       registry.entries.filter((entry) => entry.kind === provider.kind).map((entry) => entry.name),

@@ -170,6 +170,16 @@ test('a provider whose deployment.containers is a map (or holds null) is told at
   }
 });
 
+test('a provider whose metadata.name is no string (a number, a list) is told at it, with no internal error from the check of the names clusterctl knows', async () => {
+  for (const value of ['2147483648', '[example]']) {
+    const problems = await exampleProblems((text) =>
+      text.replace('kind: ControlPlaneProvider\nmetadata:\n  name: example\n', `kind: ControlPlaneProvider\nmetadata:\n  name: ${value}\n`),
+    );
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /^27:9 ControlPlaneProvider\/capex-control-plane-system\/<unnamed> metadata\.name must be a string/);
+  }
+});
+
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
   const manifest = corpusManifest('v1.12.0', 'repository', {
     BootstrapProvider: '    selector:\n      matchLabels: {a: b}\n',
