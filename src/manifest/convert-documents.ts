@@ -12,6 +12,7 @@ import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
 import { isProviderKind, manifestLabel, OPERATOR_API_VERSION } from '../core/provider.js';
 import { emitYamlDocument } from '../yaml/emit.js';
+import { YamlBudget } from '../yaml/bounds.js';
 import {
   CAPI_PROVIDER_KIND,
   capiProviderInList,
@@ -543,7 +544,18 @@ function findingDiagnostic(
 /** `-f` files and directories converted; every problem in every file is thrown at once. */
 export async function convertManifestFiles(paths: readonly string[]): Promise<ConvertedFile[]> {
   const problems: Diagnostic[] = [];
-  const files = await readManifestFiles(await listManifestFiles(paths, problems), problems);
+  // bounded as render reads them (load.ts): a nesting deeper than the parser's stack overflowed it
+  const budget = new YamlBudget();
+  const files = (await readManifestFiles(await listManifestFiles(paths, problems), problems)).filter(({ file, text }) => {
+    try {
+      budget.check(text, file);
+      return true;
+    } catch (error) {
+      if (!(error instanceof CapiGitopsError)) throw error;
+      problems.push(...error.diagnostics);
+      return false;
+    }
+  });
   const turtles = turtlesSecrets(files);
   const results: ConvertedFile[] = [];
   for (const { file, text } of files) {

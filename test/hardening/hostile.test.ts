@@ -39,6 +39,26 @@ test('deep nesting in a manifest (100,000 "[") is refused by the depth bound, no
   assert.match(result.stderr, /deep\.yaml:1:\d+: error: YAML nesting here is deeper than 512 levels/);
 });
 
+test('deep nesting in a file convert reads (20,000 "[" in a provider\'s version) is refused by the depth bound, as render refuses it; it overflowed the stack (internal error)', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const providers = path.join(manifest, 'providers.yaml');
+  const text = readFileSync(providers, 'utf8');
+  const deep = text.replace('  version: v0.2.0\n', `  version: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+  writeFileSync(providers, deep);
+  const line = text.slice(0, text.indexOf('  version: v0.2.0\n')).split('\n').length;
+  for (const args of [
+    ['convert', '-f', manifest],
+    ['convert', '-f', manifest, '--in-place'],
+  ]) {
+    const result = await runCli(args);
+    assertNoStackTrace(result);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`providers\\.yaml:${line}:\\d+: error: YAML nesting here is deeper than 512 levels`));
+  }
+  assert.equal(readFileSync(providers, 'utf8'), deep);
+});
+
 // Before, the hint doubled the limit whatever the parser could read: 1024 levels overflowed its stack,
 // "invalid YAML: maximum call stack size exceeded", with a hint about indentation.
 test('the depth bound\'s hint, followed as printed as often as it is given, never leads to "maximum call stack size exceeded"', async () => {
