@@ -12,6 +12,7 @@ import { redactStrings } from '../core/redact.js';
 import { CapiGitopsError } from '../core/diagnostics.js';
 import { parseArtifact } from '../yaml/parse.js';
 import { ScratchTree } from '../output/scratch-tree.js';
+import { refuseUnownedOutput } from '../output/tree.js';
 import { README_FILE } from '../layout/index.js';
 import {
   afterRender,
@@ -92,6 +93,7 @@ function withKept(tree: ReviewTree, other: ReviewTree, kept: readonly string[]):
 
 /** The committed output `output` against the manifest's render, as the render would leave the directory. */
 async function againstOutput(output: string, current: Awaited<ReturnType<typeof renderTree>>): Promise<DiffSides> {
+  await refuseUnownedOutput(output);
   const committed = await openOutputTree(output);
   // a committed file out of bounds is told with any problem found after the directory is read
   const withBoundsProblems = async (err: unknown) => {

@@ -1,6 +1,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
+import { INDEX_FILE } from '../layout/output-paths.js';
 
 /** Whether anything is at `file` (a symlink itself counts). */
 export function exists(file: string): Promise<boolean> {
@@ -23,6 +24,26 @@ export async function refuseNonDirectory(given: string): Promise<void> {
     message: 'the output path exists and is not a directory',
     expected: 'the directory capi-gitops renders into',
     hint: `check the path: ${given} is a file, and a rendered output is a directory`,
+  });
+}
+
+/**
+ * Refuses, as a render refuses to write there (write.ts refuseUnownedContent), an existing
+ * directory with visible entries and no ownership index: check and diff compare a render with the
+ * directory capi-gitops wrote, and offered a render that refuses it. Its top alone is read: `-o /`
+ * scanned the whole file system.
+ */
+export async function refuseUnownedOutput(given: string): Promise<void> {
+  const names = await readdir(given).catch(() => undefined);
+  if (names === undefined || names.includes(INDEX_FILE)) return;
+  const visible = names.filter((name) => !name.startsWith('.')).sort(compareStrings);
+  if (visible.length === 0) return;
+  const shown = visible.slice(0, 5).join(', ') + (visible.length > 5 ? `, … (${visible.length} entries)` : '');
+  throw new CapiGitopsError({
+    file: given,
+    message: `the output directory holds files capi-gitops did not write (${shown}) and has no ${INDEX_FILE}: render refuses to write there`,
+    expected: 'the directory a capi-gitops render wrote, or an empty or new one',
+    hint: 'check the path given with -o: render writes into an empty or new directory, or one it wrote before',
   });
 }
 

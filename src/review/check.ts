@@ -10,7 +10,7 @@ import { README_FILE } from '../layout/index.js';
 import { formatIndexOfDigests, parseIndexEntries, parseKeptDirectories, provenOwned } from '../output/ownership-index.js';
 import { sha256Hex } from '../core/digest.js';
 import { mapLimited, OPEN_FILES } from '../core/map-limited.js';
-import { exists, refuseNonDirectory, scanTree, type TreeEntry } from '../output/tree.js';
+import { exists, refuseNonDirectory, refuseUnownedOutput, scanTree, type TreeEntry } from '../output/tree.js';
 import { unwrittenFiles } from '../output/unwritten-files.js';
 import { CapiGitopsError, compareStrings } from '../core/diagnostics.js';
 import { outputLockPath } from '../output/write-guard.js';
@@ -201,6 +201,7 @@ export async function checkOutput(outDir: string, files: ReadonlyMap<string, str
 export async function checkRendered(outDir: string, render: RenderedDigests, hooks: CheckHooks = {}): Promise<CheckReport> {
   const directory = path.resolve(outDir);
   await refuseNonDirectory(outDir);
+  await refuseUnownedOutput(outDir);
   let { digests, readme } = render;
   const rendered = [...digests.keys()];
   const { entries, indexText, written, onDisk, readme: committedReadme, stale } = await readOneTree(directory, rendered, hooks);

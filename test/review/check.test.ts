@@ -206,6 +206,33 @@ test('check and diff -o a regular file (a typo naming a file): an error that it 
   }
 });
 
+test('check and diff -o a directory render refuses (your own files, no ownership index; the file system root): told as render tells it, from its top alone; check offered a render that refuses it, and -o / read the whole file system', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  mkdirSync(path.join(example, 'mine', 'sub'), { recursive: true });
+  writeFileSync(path.join(example, 'mine', 'sub', 'notes.txt'), 'not an output\n');
+  const render = await runCli(['render', '-f', '.', '-o', '../mine'], { cwd: manifest });
+  assert.equal(render.code, 1, render.stdout + render.stderr);
+  assert.match(render.stderr, /already holds files capi-gitops did not write \(sub\)/);
+  for (const out of ['../mine', '/']) {
+    for (const args of [
+      ['check', '-f', '.', '-o', out],
+      ['check', '-f', '.', '-o', out, '--json'],
+      ['diff', '-f', '.', '-o', out],
+    ]) {
+      const result = await runCli(args, { cwd: manifest });
+      assert.equal(result.code, 1, args.join(' ') + '\n' + result.stdout + result.stderr);
+      const shown = out === '/' ? '/' : '\\.\\./mine';
+      assert.match(
+        result.stderr,
+        new RegExp(`^${shown}: error: the output directory holds files capi-gitops did not write \\(`, 'm'),
+        args.join(' '),
+      );
+      assert.doesNotMatch(result.stdout + result.stderr, /to regenerate|would write it/, args.join(' '));
+    }
+  }
+});
+
 test("a clone with core.autocrlf=true (Git for Windows' default) checks out the output byte for byte: check passes there, the ownership index read", async () => {
   const repo = tempDir('capi-gitops-autocrlf-');
   const git = (cwd: string, ...args: string[]) => {
