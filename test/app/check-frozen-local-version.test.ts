@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { corpusManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
-import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 import { CORPUS_CONFIGMAPS } from '../helpers/paths.js';
 
 async function rendered(): Promise<{ dir: string; pin: (version: string) => void }> {
@@ -65,4 +65,22 @@ test('check: a spec.version no ConfigMap selected by fetchConfig.selector provid
     check.stderr,
   );
   assert.doesNotMatch(check.stderr, /the lockfile would change: ~ cluster-api/, check.stderr);
+});
+
+test('check with no Config document any more (its file emptied): the cert-manager change is told at its lock entry, not without a position', async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const render = await runCli(['render', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(render.code, 0, render.stderr);
+  rmSync(path.join(dir, 'config.yaml'));
+  const check = await runCli(['check', '-f', '.', '-o', 'out'], { cwd: dir });
+  assert.equal(check.code, 1, check.stderr);
+  assertNoStackTrace(check);
+  assert.match(
+    check.stderr,
+    /^capi-gitops\.lock\.yaml:5:5: error: Config: certManager: .*the lockfile would change: ~ cert-manager v0\.1\.0/m,
+  );
+  assert.deepEqual(
+    check.stderr.split('\n').filter((line) => /error: /.test(line) && !/^[^ ]+:\d+:\d+: error: /.test(line)),
+    [],
+  );
 });

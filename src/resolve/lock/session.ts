@@ -149,10 +149,11 @@ export class LockSession {
       const settings = config[name] ?? {};
       // the field that asks for what changed: its version, else its URL
       const field = settings.version !== undefined ? [name, 'version'] : settings.url !== undefined ? [name, 'url'] : [name];
-      const told = problem(
-        { ...config.position, ...config.locate?.(field), object: 'Config', path: field.join('.') },
-        this.unanswered(request),
-      );
+      // without a Config document (its file emptied), at the lock entry the request no longer answers
+      const where = config.position
+        ? { ...config.position, ...config.locate?.(field) }
+        : { file: this.options.file, ...this.options.previous?.locate?.(request) };
+      const told = problem({ ...where, object: 'Config', path: field.join('.') }, this.unanswered(request));
       return [name === 'operator' && !pinsOperatorRelease(config) ? { ...told, hint: OPERATOR_FROZEN_HINT } : told];
     };
     return [
