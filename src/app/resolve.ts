@@ -79,6 +79,7 @@ export async function resolveCluster(
   locked?: { lock: Lockfile | undefined; frozen?: boolean; unlistedCluster?: string },
 ): Promise<Resolution> {
   for (const warning of manifest.warnings ?? []) options.onWarning?.(warning);
+  manifest = withoutRefusedSources(manifest);
   const lockFile = lockfilePath(manifest.baseDir);
   const { registry } = buildProviderRegistry(manifest.config.repositories ?? [], manifest.config.position, manifest.config.locate);
   const sources = sourceOptions(manifest, { ...options.sources, runMemo: context.runMemo });
@@ -223,6 +224,19 @@ function leftOut(
   for (const provider of manifest.providers)
     if (typeof (provider.name as unknown) !== 'string') unresolvable.add(providerObjectName(provider));
   return manifest.providers.some((p) => p.kind === 'CoreProvider' && unresolvable.has(providerObjectName(p))) ? undefined : unresolvable;
+}
+
+/**
+ * A provider whose spec.fetchConfig the manifest refused has no source to resolve from, and that
+ * fetchConfig may hold anything (a map for a url): it is left out before a source or a lock entry
+ * is made of it (either threw). Without its core provider nothing resolves: the problems are thrown.
+ */
+function withoutRefusedSources(manifest: Manifest): Manifest {
+  const refused = new Set(manifest.problems?.filter((d) => /^spec\.fetchConfig\b/.test(d.path ?? '')).map((d) => d.object));
+  if (refused.size === 0) return manifest;
+  const isRefused = (p: Manifest['providers'][number]) => refused.has(providerObjectName(p));
+  if (manifest.providers.some((p) => p.kind === 'CoreProvider' && isRefused(p))) throw new CapiGitopsError(manifest.problems!);
+  return { ...manifest, providers: manifest.providers.filter((p) => !isRefused(p)) };
 }
 
 /**

@@ -180,6 +180,23 @@ test('a provider whose metadata.name is no string (a number, a list) is told at 
   }
 });
 
+test('a provider whose spec.fetchConfig the schema refuses (a map for url or oci, a selector of the wrong shape) is told at it, with no internal error from a source or lock entry made of it', async () => {
+  const infrastructure = '    url: ../repository/infrastructure-example/latest/infrastructure-components.yaml\n';
+  for (const [kind, edit] of [
+    ['InfrastructureProvider', (text: string) => text.replace(infrastructure, '    url: {a: b}\n')],
+    ['InfrastructureProvider', (text: string) => text.replace(infrastructure, '    selector: {matchExpressions: 7}\n')],
+    [
+      'InfrastructureProvider',
+      (text: string) => text.replace(infrastructure, '    selector: {matchExpressions: [{key: [a], operator: In, values: 7}]}\n'),
+    ],
+    ['CoreProvider', (text: string) => text.replace('spec:\n', 'spec:\n  fetchConfig:\n    oci: {a: b}\n')],
+  ] as const) {
+    const problems = await exampleProblems(edit);
+    assert.ok(problems.length > 0);
+    for (const problem of problems) assert.match(problem, new RegExp(`^\\d+:\\d+ ${kind}/\\S+ spec\\.fetchConfig`), problems.join('\n'));
+  }
+});
+
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
   const manifest = corpusManifest('v1.12.0', 'repository', {
     BootstrapProvider: '    selector:\n      matchLabels: {a: b}\n',
