@@ -14,7 +14,7 @@ import { loadManifest } from '../manifest/load.js';
 import { closestName } from '../manifest/fields.js';
 import { atProviderField } from '../manifest/field-locator.js';
 import type { ResolvedProvider } from '../resolve/resolve.js';
-import { providerObjectName } from '../resolve/preflight.js';
+import { problemObjectName, providerObjectName } from '../resolve/preflight.js';
 import { unneededCertManagerWarnings, wranglerWarnings } from './turtles.js';
 import { serializeLockfile } from '../resolve/lock/lockfile.js';
 import type { RenderedComponent, VariableLookup } from '../render/types.js';
@@ -109,7 +109,7 @@ export async function renderCluster(context: RunContext, resolution: Resolution,
   }
   // a provider with problems in the manifest is reported with them, not rendered (nor laid out by the operator layout)
   const faulty = new Set(resolution.manifest.problems?.map((d) => d.object));
-  const renderable = resolution.providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
+  const renderable = resolution.providers.filter((p) => !faulty.has(problemObjectName(p.provider)));
   if (layout === 'operator') return renderOperatorCluster({ ...resolution, providers: renderable }, options);
   const others = providersToCheckReferences(resolution.manifest, renderable);
   const { prepared, needles, problems } = await prepareProviders(resolution.manifest, renderable, options, others);

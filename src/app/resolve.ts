@@ -13,7 +13,7 @@ import { settleEach } from '../resolve/settle.js';
 import { OPERATOR_LABEL, OPERATOR_NAMESPACE, operatorSettingsProblems, pinsOperatorRelease } from '../resolve/operator-release.js';
 import { providerNameWarnings } from '../resolve/name-advice.js';
 import { preflightManagementCluster, type ResolvedProvider } from '../resolve/resolve.js';
-import { imageTagWarnings, installedDowngradeWarnings, providerObjectName } from '../resolve/preflight.js';
+import { imageTagWarnings, installedDowngradeWarnings, problemObjectName, providerObjectName } from '../resolve/preflight.js';
 import { resolveCertManager, resolveEachProvider, resolveOperatorRelease, type ResolveOptions } from '../resolve/fetch-releases.js';
 import { buildProviderRegistry } from '../resolve/registry.js';
 import { certManagerDowngradeWarnings, downgradeWarnings, kubeadmSplitWarnings, minorSkipWarnings } from '../resolve/upgrade-plan.js';
@@ -234,7 +234,7 @@ function leftOut(
 function withoutRefusedSources(manifest: Manifest): Manifest {
   const refused = new Set(manifest.problems?.filter((d) => /^spec\.fetchConfig\b/.test(d.path ?? '')).map((d) => d.object));
   if (refused.size === 0) return manifest;
-  const isRefused = (p: Manifest['providers'][number]) => refused.has(providerObjectName(p));
+  const isRefused = (p: Manifest['providers'][number]) => refused.has(problemObjectName(p));
   if (manifest.providers.some((p) => p.kind === 'CoreProvider' && isRefused(p))) throw new CapiGitopsError(manifest.problems!);
   return { ...manifest, providers: manifest.providers.filter((p) => !isRefused(p)) };
 }
@@ -245,7 +245,7 @@ function withoutRefusedSources(manifest: Manifest): Manifest {
  */
 function providerWarnings(providers: readonly ResolvedProvider[], problems: readonly Diagnostic[] = []): Diagnostic[] {
   const faulty = new Set(problems.map((d) => d.object));
-  const sound = providers.filter((p) => !faulty.has(providerObjectName(p.provider)));
+  const sound = providers.filter((p) => !faulty.has(problemObjectName(p.provider)));
   return [...installedDowngradeWarnings(sound), ...imageTagWarnings(sound)];
 }
 

@@ -25,6 +25,11 @@ export function providerObjectName(provider: Pick<ProviderObject, 'kind' | 'name
   return typeof namespace === 'string' && namespace !== '' ? `${provider.kind}/${namespace}/${shown}` : `${provider.kind}/${shown}`;
 }
 
+/** How the manifest's problems name a provider: a Rancher Turtles CAPIProvider by its own name, else as providerObjectName. */
+export function problemObjectName(provider: Pick<ProviderObject, 'kind' | 'namespace' | 'name' | 'turtles'>): string {
+  return provider.turtles ?? providerObjectName(provider);
+}
+
 /** Where a problem of the provider is: at the field `path` names (dotted) when the manifest knows it, else at the object. */
 export function originOf(provider: ProviderObject, path?: string): DiagnosticOrigin {
   const { file, line, column } = provider.position;

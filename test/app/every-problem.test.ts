@@ -197,6 +197,38 @@ test('a provider whose spec.fetchConfig the schema refuses (a map for url or oci
   }
 });
 
+test('a Rancher Turtles CAPIProvider with a field of the wrong type (imagePullSecrets, patches, a selector) is told at it and not rendered: the problems name it CAPIProvider/…, and the render knew it as InfrastructureProvider/…, so it rendered and threw', async () => {
+  const capiProviders = (spec: string) => `apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: cluster-api
+  namespace: capi-system
+spec:
+  type: core
+---
+apiVersion: turtles-capi.cattle.io/v1alpha1
+kind: CAPIProvider
+metadata:
+  name: example
+  namespace: capex-system
+spec:
+  type: infrastructure
+  version: v0.2.0
+  fetchConfig:
+    url: ../repository/infrastructure-example/latest/infrastructure-components.yaml
+${spec}`;
+  for (const spec of [
+    '  deployment:\n    imagePullSecrets: 7\n',
+    '  patches: 7\n',
+    '  patches:\n  - target: {labelSelector: false}\n    patch: "{}"\n',
+    '  manifestPatches: {a: 1}\n',
+  ]) {
+    const problems = await exampleProblems(() => capiProviders(spec));
+    assert.ok(problems.length > 0);
+    for (const problem of problems) assert.match(problem, /^\d+:\d+ CAPIProvider\/capex-system\/example spec\./, problems.join('\n'));
+  }
+});
+
 test('a fetchConfig with url and selector (the CRD rule "one and only one of {oci, url, selector}", api/v1alpha2/provider_types.go) and an unquoted version 1.12: one problem per field, not the preflight\'s again', async () => {
   const manifest = corpusManifest('v1.12.0', 'repository', {
     BootstrapProvider: '    selector:\n      matchLabels: {a: b}\n',
