@@ -449,7 +449,20 @@ function convertCapiProvider(
   const label = objectLabel(value);
   for (const finding of plan.findings) out.problems.push(findingDiagnostic(source, root, label, finding));
   for (const finding of plan.warnings) out.warnings.push(findingDiagnostic(source, root, label, finding));
-  if (!plan.kind || plan.findings.length > 0) return undefined;
+  // the operator object and its Secret are named from these: a map or list was written as "[object Object]" or ""
+  const metadataOf = isPlainObject(value.metadata) ? value.metadata : {};
+  const misnamed = (['name', 'namespace'] as const).filter((f) => metadataOf[f] !== undefined && typeof metadataOf[f] !== 'string');
+  for (const field of misnamed) {
+    const example = field === 'name' ? 'vsphere' : 'capv-system';
+    const finding = {
+      path: ['metadata', field],
+      at: 'value' as const,
+      message: 'is not a string',
+      expected: `the CAPIProvider's ${field}, a string`,
+    };
+    out.problems.push(findingDiagnostic(source, root, label, { ...finding, hint: `write one ${field}, e.g. ${field}: ${example}` }));
+  }
+  if (!plan.kind || plan.findings.length > 0 || misnamed.length > 0) return undefined;
   const doc = parseDocument(slice, EDIT_OPTIONS);
   applyEditsToDocument(doc, [], plan.edits);
   dropServerFields(doc, []);

@@ -427,6 +427,20 @@ stringData:
   assert.match(merged.text, /EXP_RUNTIME_SDK: "true" # kept/);
 });
 
+test('convert: a CAPIProvider whose metadata.name or namespace is no string (a map, a list) is an error there; the operator object and its Secret were written named "[object Object]" and "", with exit 0', () => {
+  for (const [metadata, field, line] of [
+    ['  name: {a: b}\n  namespace: capv-system\n', 'name', 4],
+    ['  name: vsphere\n  namespace: [capv-system]\n', 'namespace', 5],
+  ] as const) {
+    const text = `apiVersion: turtles-capi.cattle.io/v1alpha1\nkind: CAPIProvider\nmetadata:\n${metadata}spec:\n  type: infrastructure\n  version: v1.13.0\n`;
+    const { problems } = convertManifestText('vsphere.yaml', text);
+    assert.deepEqual(
+      problems.map((p) => [p.line, p.path, p.message]),
+      [[line, `metadata.${field}`, 'is not a string']],
+    );
+  }
+});
+
 test('convert warns where Turtles does more than the object says: Rancher credentials, automatic updates, no version', () => {
   const text = `apiVersion: turtles-capi.cattle.io/v1alpha1
 kind: CAPIProvider
