@@ -10,6 +10,7 @@ import { mergeUserValues } from '../core/values.js';
 import { clusterRanges, DiagnosticsByCluster } from '../core/cluster-ranges.js';
 import { loadManifest } from '../manifest/load.js';
 import type { Manifest, ReleaseObject } from '../manifest/types.js';
+import type { FieldPath } from '../manifest/yaml-source.js';
 import { closestName, editDistance, formatPosition } from '../manifest/fields.js';
 import { expandFleet, isFleet, type ExpandOptions, type FleetCluster } from '../manifest/fleet-expand.js';
 import { lockfilePath, readLockfile } from '../resolve/lock/lockfile.js';
@@ -857,6 +858,22 @@ function releaseMoves(cluster: string, before: ReturnType<typeof versionsOf>, af
 }
 
 /**
+ * The Config with the `selected` clusters only, each still told at its own line: the positions
+ * (not enumerable, so not spread) map a selected cluster's index to its index in the file.
+ */
+function selectedConfig(config: Manifest['config'], selected: ReadonlySet<string>): Manifest['config'] {
+  const kept = (config.clusters ?? []).flatMap((c, i) => (selected.has(c.name) ? [i] : []));
+  const narrowed = { ...config, clusters: config.clusters?.filter((c) => selected.has(c.name)) };
+  const { locate } = config;
+  if (locate) {
+    const inFile = (p: FieldPath): FieldPath =>
+      p[0] === 'clusters' && typeof p[1] === 'number' ? ['clusters', kept[p[1]] ?? p[1], ...p.slice(2)] : p;
+    Object.defineProperty(narrowed, 'locate', { value: (p: FieldPath, at?: 'key' | 'value') => locate(inFile(p), at), enumerable: false });
+  }
+  return narrowed;
+}
+
+/**
  * `plan --release <name>`: what moving clusters (all, or the `--cluster` ones) to a release
  * changes, component by component. Writes nothing.
  */
@@ -881,7 +898,7 @@ export async function planRelease(
   throwResolutionProblems(current);
   const selected = selectedClusters(current, options.clusters);
   // only the selected clusters move: the others' warnings are not the move's
-  const moving = { ...manifest, config: { ...manifest.config, clusters: manifest.config.clusters?.filter((c) => selected.has(c.name)) } };
+  const moving = { ...manifest, config: selectedConfig(manifest.config, selected) };
   // the target's warnings the current resolution did not give are the move's: minors skipped, a downgrade
   const target = await resolveFleet(moving, { ...options, frozen: false, ...once(options.onWarning) }, context, { release });
   return {

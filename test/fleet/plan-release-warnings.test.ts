@@ -4,8 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { corpusFleetManifest, writeTempManifest } from '../helpers/corpus-manifest.js';
-import { assertNoStackTrace, runCli } from '../helpers/cli.js';
+import { assertNoStackTrace, exampleCopy, runCli } from '../helpers/cli.js';
 
 /** Two clusters on v1.7.7, locked, and releases at v1.10.4 and v1.12.0. */
 async function lockedFleet(): Promise<string> {
@@ -95,4 +97,38 @@ test('plan --release --cluster says what the move would do: a cluster not yet on
     plan.stderr,
     /hint: move to a release with CoreProvider\/cluster-api: v1\.10\.x \(or lower\) first .*named in each cluster's release:\)/,
   );
+});
+
+test("plan --release tells a cluster's unsupportedOverrides once, at its line (also with --cluster, which selects by index); it was told again at the Config's first line", async () => {
+  const dir = path.join(exampleCopy(), 'management-cluster');
+  const config = readFileSync(path.join(dir, 'config.yaml'), 'utf8');
+  const fleet = `release: r1
+clusters:
+- name: eu-1
+- name: us-1
+  unsupportedOverrides:
+    variables: {EXTRA: "1"}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: r1}
+providers: {CoreProvider/cluster-api: v0.2.0}
+---
+apiVersion: capi-gitops.dev/v1alpha1
+kind: Release
+metadata: {name: r2}
+providers: {CoreProvider/cluster-api: v0.2.0}
+`;
+  writeFileSync(path.join(dir, 'config.yaml'), config + fleet);
+  const line = config.split('\n').length - 1 + 5;
+  for (const args of [[], ['--cluster', 'us-1']]) {
+    const plan = await runCli(['plan', '-f', '.', '--release', 'r2', ...args], { cwd: dir });
+    assert.equal(plan.code, 0, plan.stderr);
+    const told = plan.stderr.split('\n').filter((l) => l.includes('unsupportedOverrides sets'));
+    assert.deepEqual(
+      told.map((l) => l.replace(/: warning: .*/, '')),
+      [`config.yaml:${line + 1}:5`],
+      plan.stderr,
+    );
+  }
 });
