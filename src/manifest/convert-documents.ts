@@ -6,7 +6,7 @@
  * re-written, through the `yaml` Document API (comments and key order kept, the document's own
  * indentation reused); every other byte of the file is kept.
  */
-import { CST, Parser, isMap, isScalar, parseDocument, type Document, type Node as YamlNode, type YAMLMap } from 'yaml';
+import { CST, Parser, isMap, isNode, isScalar, parseDocument, visit, type Document, type Node as YamlNode, type YAMLMap } from 'yaml';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
@@ -273,6 +273,7 @@ function dropTrackingMetadata(
 
 /** `doc`, edited, written in the indentation its source `text` uses, so that it looks like the rest of the file; no line folded. */
 function editedText(doc: Document, text: string): string {
+  keepDanglingAliases(doc, text);
   const nested = /^\S[^\n]*:[ \t]*\n( +)[^\s#-]/m.exec(text);
   const indent = nested ? nested[1].length : 2;
   // `key:` followed by `- item` at the key's own column: sequences are not indented.
@@ -280,6 +281,34 @@ function editedText(doc: Document, text: string): string {
   // `[a]` stays `[a]`: the library pads flow collections (`[ a ]`) unless told the file does not
   const padded = /: [[{] [^\]}]/.test(text);
   return doc.toString({ indent, indentSeq: !compactSeq, flowCollectionPadding: padded, lineWidth: 0, minContentWidth: 0 });
+}
+
+/**
+ * An alias whose anchored node the conversion removed (an anchor on the conversion-data
+ * annotation, on a CAPIProvider's variables) takes that node's value, as it read before: the
+ * library cannot print an alias without its anchor ("Unresolved alias", an internal error).
+ */
+function keepDanglingAliases(doc: Document, text: string): void {
+  const anchors = new Set<string>();
+  visit(doc, (_, node) => void (isNode(node) && node.anchor && anchors.add(node.anchor)));
+  let before: Document | undefined;
+  visit(doc, {
+    Alias(_, alias) {
+      if (anchors.has(alias.source)) return undefined;
+      before ??= parseDocument(text, EDIT_OPTIONS);
+      let anchored: YamlNode | undefined;
+      visit(before, (__, node) => {
+        if (isNode(node) && node.anchor === alias.source) {
+          anchored = node;
+          return visit.BREAK;
+        }
+        return undefined;
+      });
+      if (!anchored) return undefined;
+      anchors.add(alias.source);
+      return anchored.clone() as YamlNode;
+    },
+  });
 }
 
 /** Where each document's source text starts and ends, by the offset its Document reports. */

@@ -401,6 +401,26 @@ test('convert changes only the lines the conversion changes: comments keep their
   );
 });
 
+test('convert keeps the value of an alias whose anchor the conversion removes (an anchor on the conversion-data annotation, which goes); printing it was an internal error, "Unresolved alias"', () => {
+  const text = [
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1',
+    'kind: CoreProvider',
+    'metadata:',
+    '  name: cluster-api',
+    '  namespace: capi-system',
+    '  annotations:',
+    `    cluster.x-k8s.io/conversion-data: &data '{"spec":{"manager":{"additionalArgs":{"--v":"5"}}}}'`,
+    '    kept: *data',
+    'spec:',
+    '  version: v1.7.7',
+    '',
+  ].join('\n');
+  const { result, problems } = convertManifestText('core.yaml', text);
+  assert.deepEqual(problems, []);
+  const [converted] = parseAllDocuments(result.text).map((d) => d.toJS());
+  assert.deepEqual(converted.metadata.annotations, { kept: '{"spec":{"manager":{"additionalArgs":{"--v":"5"}}}}' });
+});
+
 test('convert keeps a CRLF file CRLF: the converted documents too, so the file has one line ending and the diff shows the conversion alone', () => {
   const lf = [
     '# providers',
