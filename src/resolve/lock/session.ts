@@ -291,7 +291,15 @@ export class LockSession {
       const result = namesComponent(names, pin) ? acceptDigests(pin, artifacts, this.lockDir) : { entry: pin, accepted: [] };
       accepted.push(...result.accepted);
       try {
-        verifyLockedArtifacts(result.entry, artifacts, (sha256) => positionInFile(this.options.file, sha256));
+        verifyLockedArtifacts(
+          result.entry,
+          artifacts,
+          (sha256) => positionInFile(this.options.file, sha256),
+          () => {
+            const at = this.options.previous?.locate?.(result.entry);
+            return at && { file: this.options.file, ...at };
+          },
+        );
       } catch (err) {
         bag.addError(err);
       }

@@ -74,12 +74,13 @@ export type LockedDigestPosition = (sha256: string) => Pick<Diagnostic, 'file' |
 /**
  * Every fetched file of a locked component against the lock: all mismatches, and files the
  * lock does not list, reported together; a mismatch at the digest's line in the lockfile, a file
- * not listed at the entry's first listed digest.
+ * not listed at the entry's first listed digest (at the entry, `whereEntry`, when it lists none).
  */
 export function verifyLockedArtifacts(
   entry: LockEntry,
   artifacts: readonly (Pick<Artifact, 'name' | 'sha256' | 'url'> & { text?: string })[],
   where: LockedDigestPosition = () => undefined,
+  whereEntry: () => Pick<Diagnostic, 'file' | 'line' | 'column'> | undefined = () => undefined,
 ): void {
   const problems: Diagnostic[] = [];
   for (const artifact of artifacts) {
@@ -88,7 +89,7 @@ export function verifyLockedArtifacts(
       // told at the entry's files (its first digest): the list the file is missing from
       const listed = entry.files[0];
       problems.push({
-        ...(listed ? where(listed.sha256) : {}),
+        ...(listed ? where(listed.sha256) : whereEntry()),
         message: `${lockEntryLabel(entry)} ${entry.version}: ${artifact.name} was fetched but the lockfile does not list it`,
         expected: `one of ${entry.files.map((file) => file.name).join(', ') || '(no files)'}`,
         // `lock` keeps a locked entry's files: the entry goes, and lock records it anew

@@ -165,6 +165,15 @@ test("a fetched file the lock entry does not list (a files item removed by hand)
       assert.match(problem.hint ?? '', /delete the entry of cluster-api from it and run `capi-gitops lock`/);
     }),
   );
+  // an entry that lists no file (files: []) is told at the entry itself
+  const entryAt = () => ({ file: 'capi-gitops.lock.yaml', line: 16, column: 5 });
+  assert.throws(
+    () => verifyLockedArtifacts({ ...core12, files: [] }, [{ name: 'metadata.yaml', url: 'm', sha256: digest('m') }], where, entryAt),
+    failsWith(/metadata\.yaml was fetched but the lockfile does not list it/, (error) => {
+      const [problem] = error.diagnostics;
+      assert.deepEqual([problem.file, problem.line, problem.column], ['capi-gitops.lock.yaml', 16, 5]);
+    }),
+  );
 });
 
 test('all fetched files of a locked component are checked together; a file the lock does not list fails too', () => {
