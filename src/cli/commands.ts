@@ -10,6 +10,7 @@ import { Output, streams, type OutputFlags } from './output.js';
 import { CREDENTIAL_ENV_VARIABLES, MASK, registerSecretForms, safeText } from '../core/redact.js';
 import { credentialEnvironmentProblems } from '../sources/credentials.js';
 import { DEFAULT_NETWORK_DEADLINE_SECONDS, NetworkDeadline } from '../sources/base/deadline.js';
+import { refuseYamlLimitVariables } from './yaml-limits.js';
 import { shellWord } from '../core/shell.js';
 import { isDns1123Label } from '../core/names.js';
 import { versionInfo, versionText } from './version.js';
@@ -87,6 +88,7 @@ export function renderOptions(flags: SourceFlags, progress: ProgressReporter, ex
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
   const credentialProblems = credentialEnvironmentProblems(process.env, CREDENTIAL_ENV_VARIABLES);
   if (credentialProblems.length > 0) throw new UsageError(credentialProblems.join('\n'));
+  refuseYamlLimitVariables(process.env);
   // An empty path resolves to the working directory, which would fill it with cache entries.
   if (flags.cacheDir?.trim() === '') throw new UsageError('--cache-dir "": expected a directory, e.g. --cache-dir .cache/capi-gitops');
   if (flags.namespace !== undefined && !isDns1123Label(flags.namespace))

@@ -7,6 +7,7 @@ import { importValues } from '../app/import.js';
 import { formatWarning } from '../core/diagnostics.js';
 import { setExpressions, type SetFlags } from './set-flags.js';
 import { streams } from './output.js';
+import { refuseYamlLimitVariables } from './yaml-limits.js';
 
 export async function convertCommand(flags: { file?: string[]; inPlace?: boolean; quiet?: boolean }): Promise<void> {
   const note = (line: string) => {
@@ -14,6 +15,7 @@ export async function convertCommand(flags: { file?: string[]; inPlace?: boolean
   };
   // a missing flag is a usage error here too, as renderOptions makes it for the other commands
   if (!flags.file?.length) throw new UsageError('at least one -f/--file <file or directory> is needed');
+  refuseYamlLimitVariables(process.env);
   const { files, rewritten, withheld } = await convert(flags.file, flags.inPlace ?? false);
   for (const file of withheld)
     note(
@@ -52,6 +54,7 @@ export async function importHelmValuesCommand(
 ): Promise<void> {
   // `-o -` is the standard output, as without -o (not a file named "-")
   const output = flags.output === '-' ? undefined : flags.output;
+  refuseYamlLimitVariables(process.env);
   if (output !== undefined) refuseOutputAmongInputs(output, flags.values ?? []);
   const { text, warnings, secretsWritten } = await importValues({
     files: flags.values ?? [],

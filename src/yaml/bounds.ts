@@ -41,6 +41,22 @@ function positiveInteger(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) > 0 ? Number(value) : undefined;
 }
 
+/** Each limit's variable and the value its message offers as an example. */
+const LIMIT_VARIABLES = [
+  ['CAPI_GITOPS_YAML_MAX_NODES', DEFAULT_YAML_LIMITS.maxNodesPerDocument * 2],
+  ['CAPI_GITOPS_YAML_MAX_DEPTH', PARSER_MAX_DEPTH],
+  ['CAPI_GITOPS_YAML_MAX_NODES_PER_RUN', DEFAULT_YAML_LIMITS.maxNodesPerRun * 2],
+] as const;
+
+/** A limit variable set to what is no whole number above 0, which yamlLimits reads as the default: one message each. */
+export function yamlLimitProblems(env: Record<string, string | undefined> = process.env): string[] {
+  return LIMIT_VARIABLES.flatMap(([name, example]) => {
+    const value = env[name];
+    if (value === undefined || value.trim() === '' || positiveInteger(value) !== undefined) return [];
+    return [`${name} ${JSON.stringify(value)}: expected a whole number greater than 0, e.g. ${name}=${example}`];
+  });
+}
+
 /** The limits in effect: the defaults, raised or lowered by the CAPI_GITOPS_YAML_* variables. */
 function yamlLimits(env: Record<string, string | undefined> = process.env): YamlLimits {
   return {

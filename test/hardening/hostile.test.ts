@@ -199,3 +199,30 @@ test('property: 16 seeded random mutations of manifests and artifacts never prin
     }
   }
 });
+
+test('a CAPI_GITOPS_YAML_* limit that is no whole number above 0 (abc, -1, 0, 1e6) is a usage error naming it, as CAPI_GITOPS_NETWORK_DEADLINE is; it was read as the default without a word', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const values = path.join(example, 'values.yaml');
+  writeFileSync(values, 'core:\n  cluster-api:\n    version: v1.12.0\n');
+  for (const name of ['CAPI_GITOPS_YAML_MAX_NODES', 'CAPI_GITOPS_YAML_MAX_DEPTH', 'CAPI_GITOPS_YAML_MAX_NODES_PER_RUN']) {
+    for (const value of ['abc', '-1', '0', '1e6']) {
+      for (const args of [
+        ['render', '-f', manifest, '-o', path.join(tempDir(), 'out')],
+        ['convert', '-f', manifest],
+        ['import', 'helm-values', '-f', values],
+      ]) {
+        const result = await runCli(args, { env: { ...process.env, [name]: value } });
+        assertNoStackTrace(result);
+        assert.equal(result.code, 2, `${name}=${value} ${args[0]}: ${result.stderr}`);
+        assert.match(
+          result.stderr,
+          new RegExp(`^error: ${name} "${value}": expected a whole number greater than 0, e\\.g\\. ${name}=\\d+$`, 'm'),
+        );
+      }
+    }
+  }
+  // unset or empty: the default, as before
+  const empty = await runCli(['convert', '-f', manifest], { env: { ...process.env, CAPI_GITOPS_YAML_MAX_DEPTH: '' } });
+  assert.equal(empty.code, 0, empty.stderr);
+});
