@@ -6,7 +6,19 @@
  * re-written, through the `yaml` Document API (comments and key order kept, the document's own
  * indentation reused); every other byte of the file is kept.
  */
-import { CST, Parser, isMap, isNode, isScalar, parseDocument, visit, type Document, type Node as YamlNode, type YAMLMap } from 'yaml';
+import {
+  CST,
+  Parser,
+  isAlias,
+  isMap,
+  isNode,
+  isScalar,
+  parseDocument,
+  visit,
+  type Document,
+  type Node as YamlNode,
+  type YAMLMap,
+} from 'yaml';
 import { CapiGitopsError, sortDiagnostics, type Diagnostic } from '../core/diagnostics.js';
 import { listManifestFiles, readManifestFiles } from './files.js';
 import { describeObject, isPlainObject } from '../core/kobject.js';
@@ -198,6 +210,7 @@ function keyIs(node: unknown, key: string | number): boolean {
 function applyEditsToDocument(doc: Document, prefix: FieldPath, edits: readonly ConversionEdit[]): void {
   for (const edit of edits) {
     const path = [...prefix, ...edit.path];
+    unaliasPath(doc, path);
     if (edit.op === 'set') {
       const old = doc.getIn(path, true) as YamlNode | undefined;
       const node = valueNode(edit.value);
@@ -281,6 +294,24 @@ function editedText(doc: Document, text: string): string {
   // `[a]` stays `[a]`: the library pads flow collections (`[ a ]`) unless told the file does not
   const padded = /: [[{] [^\]}]/.test(text);
   return doc.toString({ indent, indentSeq: !compactSeq, flowCollectionPadding: padded, lineWidth: 0, minContentWidth: 0 });
+}
+
+/**
+ * Each alias on the way to an edited field (`spec: *anchored`) becomes a copy of the node it names:
+ * the edit is the object's own (the anchored node stays as it was), and the library's setIn and
+ * deleteIn do not go through an alias ("Expected YAML collection", an internal error).
+ */
+function unaliasPath(doc: Document, path: FieldPath): void {
+  for (let depth = 1; depth < path.length; depth++) {
+    const node = doc.getIn(path.slice(0, depth), true);
+    if (!isAlias(node)) continue;
+    const target = node.resolve(doc);
+    if (!target) continue;
+    // the copy is no anchor: a later alias still names the node as written
+    const copy = target.clone() as YamlNode;
+    delete copy.anchor;
+    doc.setIn(path.slice(0, depth), copy);
+  }
 }
 
 /**

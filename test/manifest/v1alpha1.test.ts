@@ -421,6 +421,27 @@ test('convert keeps the value of an alias whose anchor the conversion removes (a
   assert.deepEqual(converted.metadata.annotations, { kept: '{"spec":{"manager":{"additionalArgs":{"--v":"5"}}}}' });
 });
 
+test('convert edits a field under an alias (spec: *anchored): the alias takes a copy of its value, edited; setIn through it threw "Expected YAML collection at spec", an internal error', () => {
+  const text = [
+    'apiVersion: operator.cluster.x-k8s.io/v1alpha1',
+    'kind: InfrastructureProvider',
+    'metadata:',
+    '  name: aws',
+    '  namespace: capa-system',
+    '  annotations:',
+    `    cluster.x-k8s.io/conversion-data: '{"spec":{"fetchConfig":{"oci":"registry.example/capa:v2.9.0"}}}'`,
+    'x-spec: &spec',
+    '  version: v2.9.0',
+    '  fetchConfig: {url: https://example.com/capa}',
+    'spec: *spec',
+    '',
+  ].join('\n');
+  const { result } = convertManifestText('aws.yaml', text);
+  const [converted] = parseAllDocuments(result.text).map((d) => d.toJS());
+  assert.equal(converted.spec.version, 'v2.9.0');
+  assert.deepEqual(converted.spec.fetchConfig, { url: 'https://example.com/capa', oci: 'registry.example/capa:v2.9.0' });
+});
+
 test('convert keeps a CRLF file CRLF: the converted documents too, so the file has one line ending and the diff shows the conversion alone', () => {
   const lf = [
     '# providers',
