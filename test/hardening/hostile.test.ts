@@ -226,3 +226,19 @@ test('a CAPI_GITOPS_YAML_* limit that is no whole number above 0 (abc, -1, 0, 1e
   const empty = await runCli(['convert', '-f', manifest], { env: { ...process.env, CAPI_GITOPS_YAML_MAX_DEPTH: '' } });
   assert.equal(empty.code, 0, empty.stderr);
 });
+
+test('a local artifact path that names a device (certManager.url: /dev/zero) is refused at the url, never read: reading it did not end', async () => {
+  const example = exampleCopy();
+  const manifest = path.join(example, 'management-cluster');
+  const config = path.join(manifest, 'config.yaml');
+  const text = readFileSync(config, 'utf8');
+  writeFileSync(config, text.replace('url: ../repository/cert-manager/v0.1.0/cert-manager.yaml', 'url: /dev/zero'));
+  const line = text.split('\n').findIndex((l) => l.includes('cert-manager/v0.1.0/cert-manager.yaml')) + 1;
+  const result = await runCli(['render', '-f', manifest, '--list-variables']);
+  assertNoStackTrace(result);
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(
+    result.stderr,
+    new RegExp(`config\\.yaml:${line}:\\d+: error: .*cannot read .* from "/dev/zero": it is a device or socket, not a file`),
+  );
+});

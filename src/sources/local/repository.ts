@@ -227,8 +227,15 @@ export async function readLocalArtifact(
 ): Promise<Artifact> {
   let bytes: Buffer;
   try {
+    // a device or a FIFO (certManager.url: /dev/zero) never ends: refused before it is read
+    const kind = await stat(filePath).then((st) =>
+      st.isFile() || st.isDirectory() ? undefined : st.isFIFO() ? 'a FIFO' : 'a device or socket',
+    );
+    if (kind)
+      throw new CapiGitopsError({ ...origin, message: `${prefix}cannot read ${what} from "${filePath}": it is ${kind}, not a file` });
     bytes = await readFile(filePath);
   } catch (error) {
+    if (error instanceof CapiGitopsError) throw error;
     const code = errorCode(error);
     if (code === 'ENOENT') {
       throw new ArtifactNotFoundError({ ...origin, message: `${prefix}${what} not found: "${filePath}" does not exist`, hint });
