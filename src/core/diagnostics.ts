@@ -147,16 +147,28 @@ export function displayPath(file: string): string {
   return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : absolute;
 }
 
+/** A field past this many characters is cut to its start and end: a value pasted by mistake (a 1.1 MB kind) is not a line of megabytes. */
+const SHOWN_FIELD_CHARACTERS = 2000;
+
+function shortened(text: string | undefined): string | undefined {
+  if (text === undefined || text.length <= SHOWN_FIELD_CHARACTERS) return text;
+  // never half a surrogate pair at a cut
+  const head = text.slice(0, SHOWN_FIELD_CHARACTERS - 500).replace(/[\uD800-\uDBFF]$/, '');
+  const tail = text.slice(-400).replace(/^[\uDC00-\uDFFF]/, '');
+  return `${head} … (${text.length - head.length - tail.length} characters left out) … ${tail}`;
+}
+
 function formatAs(d: Diagnostic, severity: 'error' | 'warning'): string {
-  // Every field can carry input or a server's words: redacted and escaped, one line each.
+  // Every field can carry input or a server's words: redacted and escaped, one line each. A hint
+  // and its example are never cut: they are followed literally.
   const safe = (text: string | undefined) => (text === undefined ? undefined : safeText(text, { keepNewlines: false }));
   d = {
     ...d,
-    message: safe(d.message)!,
-    file: safe(d.file),
-    path: safe(d.path),
-    object: safe(d.object),
-    expected: safe(d.expected),
+    message: shortened(safe(d.message))!,
+    file: shortened(safe(d.file)),
+    path: shortened(safe(d.path)),
+    object: shortened(safe(d.object)),
+    expected: shortened(safe(d.expected)),
     hint: safe(d.hint),
   };
   let where = '';

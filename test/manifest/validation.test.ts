@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { closestName, editDistance, formatFieldPath } from '../../src/manifest/fields.js';
 import { applyWebhookDefaults, checkProviderSpecRules } from '../../src/manifest/providers.js';
 import { SCHEMA_PATH } from '../helpers/paths.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/corpus-manifest.js';
 import { loadText, loadTextError, provider, summary } from '../fixtures/manifest/helpers.js';
 
 test('an unknown field is reported at its key with the closest known field suggested', async () => {
@@ -230,4 +233,17 @@ test('a value that does not match its pattern says which form is expected (an ag
   const problem = error.diagnostics.find((d) => d.path === 'secrets.sops.ageRecipients[0]');
   assert.ok(problem, error.message);
   assert.match(problem.expected ?? '', /^an age recipient \(public key\): age1 .*age-keygen -y/);
+});
+
+test('a 1.1 MB value pasted as a kind is told in a message cut to its start and end, not echoed whole to stderr (megabytes a line)', async () => {
+  const dir = tempDir();
+  const kind = `Core${'x'.repeat(1_100_000)}Provider`;
+  writeFileSync(
+    path.join(dir, 'providers.yaml'),
+    `apiVersion: operator.cluster.x-k8s.io/v1alpha2\nkind: ${kind}\nmetadata: {name: cluster-api, namespace: capi-system}\nspec: {version: v1.12.0}\n`,
+  );
+  const result = await runCli(['render', '-f', 'providers.yaml', '-o', 'out'], { cwd: dir });
+  assert.equal(result.code, 1);
+  assert.ok(result.stderr.length < 20_000, `${result.stderr.length} characters`);
+  assert.match(result.stderr, /providers\.yaml:2:7: error: .*Corexxx.*characters left out.*xxxProvider/);
 });
