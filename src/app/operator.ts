@@ -224,6 +224,13 @@ function configReachingNoProvider({ manifest, providers, certManager, operator }
       message: `Config images reach no provider with --layout operator, only cert-manager and the operator (${forProviders.join(', ')}): the operator reads a provider's image overrides from the images key of its configSecret`,
       hint: `put them, in clusterctl's images YAML, under the images key of ${where}`,
     });
+  if (config.turtles?.noCertManager !== undefined)
+    warnings.push({
+      ...at(['turtles', 'noCertManager']),
+      message:
+        "turtles.noCertManager changes nothing with --layout operator: this layout writes operator objects, whose components the cluster-api-operator applies in the cluster without Turtles' steps",
+      hint: "remove turtles.noCertManager, or render another layout (kustomize, argocd, flux) to have the CAPIProviders' components rendered as Turtles applies them",
+    });
   return warnings;
 }
 

@@ -21,6 +21,7 @@ import { renderOutput } from '../../src/app/run.js';
 import { corpusUrl, tempDir, writeTempManifest } from '../helpers/corpus-manifest.js';
 import { assertNoStackTrace, runCli } from '../helpers/cli.js';
 import { readTree } from '../helpers/tree.js';
+import { FIXTURES } from '../helpers/paths.js';
 
 /** What Rancher users keep in Git: the shape of rancher-turtles-providers' chart, for CAPI's own providers. */
 const TURTLES = `apiVersion: turtles-capi.cattle.io/v1alpha1
@@ -941,4 +942,17 @@ test("convert warns that the operator object applies its Certificates and Issuer
     told[1]!.hint!,
     /kubectl annotate services -n capi-kubeadm-bootstrap-system -l cluster\.x-k8s\.io\/provider=bootstrap-kubeadm need-a-cert\.cattle\.io\/secret-name-$/,
   );
+});
+
+test('with --layout operator, turtles.noCertManager is a warning at its key: the components are applied in the cluster (a CAPIProvider by Turtles, whose own no-cert-manager feature decides), not rendered here', async () => {
+  const dir = tempDir();
+  const release = readFileSync(path.join(FIXTURES, 'operator-release', 'v0.28.0', 'operator-components.yaml'), 'utf8');
+  mkdirSync(path.join(dir, 'operator', 'v0.28.0'), { recursive: true });
+  writeFileSync(path.join(dir, 'operator', 'v0.28.0', 'operator-components.yaml'), release);
+  const config = `${CONFIG}operator:\n  url: operator/v0.28.0/operator-components.yaml\nturtles:\n  noCertManager: true\n`;
+  writeFileSync(path.join(dir, 'm.yaml'), `${TURTLES}---\n${config}`);
+  const result = await runCli(['render', '-f', 'm.yaml', '-o', 'out', '--layout', 'operator'], { cwd: dir });
+  assert.equal(result.code, 0, result.stderr);
+  const line = readFileSync(path.join(dir, 'm.yaml'), 'utf8').split('\n').indexOf('  noCertManager: true') + 1;
+  assert.match(result.stderr, new RegExp(`m\\.yaml:${line}:3: warning: turtles\\.noCertManager changes nothing with --layout operator`));
 });
