@@ -9,7 +9,8 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { shellWord } from '../core/shell.js';
 import type { RenderedComponent } from '../render/types.js';
-import { WRANGLER_CERTIFICATE_ANNOTATION, wranglerRemovedObjects } from '../render/turtles.js';
+import { wranglerRemovedObjects } from '../render/turtles.js';
+import { WRANGLER_CERTIFICATE_ANNOTATION } from '../manifest/turtles.js';
 import { PROVIDER_NAME_LABEL } from '../render/labels.js';
 import type { PreparedProvider } from './providers.js';
 import type { Resolution } from './types.js';

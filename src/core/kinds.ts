@@ -84,5 +84,8 @@ export const CLUSTER_SCOPED_KINDS: Readonly<Record<string, readonly string[]>> =
 /** Admission webhook configurations (admissionregistration.k8s.io): they carry caBundle and service references. */
 export const WEBHOOK_CONFIGURATION_KINDS: ReadonlySet<string> = new Set(['ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
 
+/** cert-manager's cainjector writes the CA bundle of an object annotated so, from the Certificate it names. */
+export const CERT_MANAGER_INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
+
 /** cert-manager.io kinds that issue certificates, which cainjector must see before the objects it injects into. */
 export const CERT_MANAGER_ISSUING_KINDS: ReadonlySet<string> = new Set(['Issuer', 'ClusterIssuer', 'Certificate']);

@@ -6,9 +6,9 @@
  */
 import { apiGroup, isPlainObject, type KObject } from '../core/kobject.js';
 import { isCustomResourceDefinition } from './names.js';
-import { CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { CERT_MANAGER_INJECT_CA_FROM, CERT_MANAGER_ISSUING_KINDS, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import { FLUX_SUBSTITUTE_LABEL } from '../secrets/flux-substitute.js';
-import { WRANGLER_CERTIFICATE_ANNOTATION } from '../render/turtles.js';
+import { WRANGLER_CERTIFICATE_ANNOTATION } from '../manifest/turtles.js';
 
 /** Which GitOps tool's annotations a layout writes. */
 export interface SafetyContext {
@@ -37,7 +37,7 @@ const PROTECTED_SYNC_OPTIONS = 'Prune=false,Delete=false,ServerSideApply=true';
 
 /** cert-manager's cainjector writes caBundle into objects carrying one of these. */
 const CA_INJECTION_ANNOTATIONS = [
-  'cert-manager.io/inject-ca-from',
+  CERT_MANAGER_INJECT_CA_FROM,
   'cert-manager.io/inject-ca-from-secret',
   'cert-manager.io/inject-apiserver-ca',
 ];

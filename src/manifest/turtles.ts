@@ -29,10 +29,10 @@ import { closestName } from './fields.js';
 import { shellWord } from '../core/shell.js';
 import type { ConversionEdit } from './v1alpha1.js';
 
-/** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey: "true" on every CRD of a CAPIProvider's components. */
 /** rancher/turtles internal/provider/wrangler.go CertificateAnnotationKey, which WranglerPatcher sets on webhook Services. */
 export const WRANGLER_CERTIFICATE_ANNOTATION = 'need-a-cert.cattle.io/secret-name';
 
+/** rancher/turtles internal/provider/rancher.go clusterIndexedLabelKey: "true" on every CRD of a CAPIProvider's components. */
 export const CLUSTER_INDEXED_LABEL = 'auth.cattle.io/cluster-indexed';
 
 /** The spec.patches entry that gives an operator object's CRDs Turtles' label (the operator's patches reach every CRD). */

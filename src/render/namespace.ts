@@ -6,10 +6,9 @@
  */
 import { DiagnosticBag, CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { apiGroup, apiVersionOnly, describeObject, isPlainObject, type KObject } from '../core/kobject.js';
-import { CLUSTER_SCOPED_KINDS } from '../core/kinds.js';
+import { CERT_MANAGER_INJECT_CA_FROM, CLUSTER_SCOPED_KINDS } from '../core/kinds.js';
 
 const NAMESPACE_KIND = 'Namespace';
-const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
 /** fixWebhookNamespaceReferences accepts only these API versions for each kind. */
 const WEBHOOK_VERSIONS = ['v1beta1', 'v1'];
 
@@ -137,20 +136,23 @@ function fixSubjects(obj: KObject, target: string, bag: DiagnosticBag): KObject 
 function fixWebhookReferences(obj: KObject, target: string, bag: DiagnosticBag): KObject {
   let out = obj;
   const annotations = obj.metadata.annotations;
-  const injectFrom = annotations?.[INJECT_CA_FROM];
+  const injectFrom = annotations?.[CERT_MANAGER_INJECT_CA_FROM];
   if (annotations && injectFrom !== undefined) {
     const parts = String(injectFrom).split('/');
     if (parts.length !== 2) {
       bag.add(
         problem(
           obj,
-          `metadata.annotations["${INJECT_CA_FROM}"]`,
+          `metadata.annotations["${CERT_MANAGER_INJECT_CA_FROM}"]`,
           `"${injectFrom}" is not <namespace>/<certificate>`,
           'exactly one "/" between namespace and Certificate name',
         ),
       );
     } else {
-      out = { ...out, metadata: { ...out.metadata, annotations: { ...annotations, [INJECT_CA_FROM]: `${target}/${parts[1]}` } } };
+      out = {
+        ...out,
+        metadata: { ...out.metadata, annotations: { ...annotations, [CERT_MANAGER_INJECT_CA_FROM]: `${target}/${parts[1]}` } },
+      };
     }
   }
 

@@ -13,11 +13,14 @@ import { describeObject, type KObject } from '../core/kobject.js';
 import { CLUSTER_INDEXED_LABEL } from '../manifest/turtles.js';
 import { addLabels } from './labels.js';
 
-export { WRANGLER_CERTIFICATE_ANNOTATION } from '../manifest/turtles.js';
+/** What WranglerPatcher drops: kind `Certificate` or `Issuer`, whatever the group. */
+export function isWranglerRemoved(o: KObject): boolean {
+  return o.kind === 'Certificate' || o.kind === 'Issuer';
+}
 
-/** The objects WranglerPatcher drops (its filter: kind `Certificate` or `Issuer`, whatever the group), as describeObject names them. */
+/** The objects WranglerPatcher drops, as describeObject names them. */
 export function wranglerRemovedObjects(objects: readonly KObject[]): string[] {
-  return objects.filter((o) => o.kind === 'Certificate' || o.kind === 'Issuer').map((o) => describeObject(o));
+  return objects.filter(isWranglerRemoved).map((o) => describeObject(o));
 }
 
 /** rancher/turtles internal/provider/rancher.go AddClusterIndexedLabelFn: `"true"` on every CRD, over a value it had. */

@@ -24,13 +24,11 @@
  */
 import { CapiGitopsError, type Diagnostic } from '../core/diagnostics.js';
 import { describeObject, isPlainObject, type KObject } from '../core/kobject.js';
-import { WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
+import { CERT_MANAGER_INJECT_CA_FROM, WEBHOOK_CONFIGURATION_KINDS } from '../core/kinds.js';
 import type { ProviderOrigin } from './deployment.js';
 import { stringMapOf } from './labels.js';
-import { WRANGLER_CERTIFICATE_ANNOTATION } from './turtles.js';
-
-/** rancher/turtles internal/provider/wrangler.go CertManagerInjectAnnotationKey. */
-export const CERT_MANAGER_INJECT_ANNOTATION = 'cert-manager.io/inject-ca-from';
+import { WRANGLER_CERTIFICATE_ANNOTATION } from '../manifest/turtles.js';
+import { isWranglerRemoved } from './turtles.js';
 
 /** unstructured GetName and GetNamespace: the string, else "". */
 function goString(value: unknown): string {
@@ -66,7 +64,13 @@ function patchExample(kind: string, name: string, body: string[]): string {
 /** Step 1: each Certificate's secretName by `namespace/name`; the keys of those without one in `broken`. */
 function certificates(objects: readonly KObject[], origin: ProviderOrigin, problems: Diagnostic[], broken: Set<string>) {
   const found = new Map<string, string>();
-  const claimed = new Set(objects.flatMap((o) => (o.kind === 'Certificate' && isPlainObject(o.spec) ? [o.spec.secretName] : [])));
+  // the Secret a broken Certificate's example names: the one mounted Secret no Certificate claims
+  let unclaimed: string[] | undefined;
+  const unclaimedSecrets = () => {
+    if (unclaimed !== undefined) return unclaimed;
+    const claimed = new Set(objects.flatMap((o) => (o.kind === 'Certificate' && isPlainObject(o.spec) ? [o.spec.secretName] : [])));
+    return (unclaimed = mountedSecrets(objects).filter((s) => !claimed.has(s)));
+  };
   for (const o of objects) {
     if (o.kind !== 'Certificate') continue;
     const key = keyOf(o.metadata?.namespace, o.metadata?.name);
@@ -83,7 +87,7 @@ function certificates(objects: readonly KObject[], origin: ProviderOrigin, probl
         : secretName === undefined && !(isPlainObject(spec) && Object.hasOwn(spec, 'secretName'))
           ? 'it has no spec.secretName'
           : `its spec.secretName is a ${typeName(secretName)}`;
-    const candidates = mountedSecrets(objects).filter((s) => !claimed.has(s));
+    const candidates = unclaimedSecrets();
     const secret = candidates.length === 1 ? candidates[0]! : `${goString(o.metadata?.name)}-tls`;
     problems.push({
       ...origin,
@@ -117,25 +121,25 @@ function webhookServices(
   const services = new Map<string, WebhookService>();
   for (const o of objects) {
     const annotations = stringMapOf(o.metadata?.annotations);
-    if (annotations === undefined || !Object.hasOwn(annotations, CERT_MANAGER_INJECT_ANNOTATION)) continue;
-    const from = annotations[CERT_MANAGER_INJECT_ANNOTATION]!;
+    if (annotations === undefined || !Object.hasOwn(annotations, CERT_MANAGER_INJECT_CA_FROM)) continue;
+    const from = annotations[CERT_MANAGER_INJECT_CA_FROM]!;
     const secretName = certs.get(from);
     if (secretName === undefined) {
       if (!broken.has(from))
         problems.push({
           ...origin,
           message:
-            `${describeObject(o)} of the components has ${CERT_MANAGER_INJECT_ANNOTATION}: ${JSON.stringify(from)}, which names no Certificate of them, ` +
+            `${describeObject(o)} of the components has ${CERT_MANAGER_INJECT_CA_FROM}: ${JSON.stringify(from)}, which names no Certificate of them, ` +
             `and Turtles with its no-cert-manager feature on (Config turtles.noCertManager) fails the provider for it ` +
             `(rancher/turtles internal/provider/wrangler.go WranglerPatcher: "could not find secret for certificate ${from}")`,
-          expected: `${CERT_MANAGER_INJECT_ANNOTATION} naming the <namespace>/<name> of a Certificate of the components`,
+          expected: `${CERT_MANAGER_INJECT_CA_FROM} naming the <namespace>/<name> of a Certificate of the components`,
           hint:
             `add the example to the provider's spec.patches, which takes the annotation off (Turtles changes the components after the patches); ` +
             `or, where Turtles runs with no-cert-manager off, set turtles.noCertManager: false in the Config`,
           example: patchExample(o.kind, goString(o.metadata?.name), [
             'metadata:',
             '  annotations:',
-            `    ${CERT_MANAGER_INJECT_ANNOTATION}: null`,
+            `    ${CERT_MANAGER_INJECT_CA_FROM}: null`,
           ]),
         });
       continue;
@@ -159,14 +163,15 @@ export function wranglerPatcher(objects: readonly KObject[], origin: ProviderOri
   const services = webhookServices(objects, certs, broken, origin, problems);
   if (problems.length > 0) throw new CapiGitopsError(problems);
   return objects.flatMap((o) => {
-    if (o.kind === 'Certificate' || o.kind === 'Issuer') return [];
+    if (isWranglerRemoved(o)) return [];
     const service = o.kind === 'Service' ? services.get(keyOf(o.metadata?.namespace, o.metadata?.name)) : undefined;
+    const given = stringMapOf(o.metadata?.annotations);
     let annotations: Record<string, string> | undefined = service
-      ? { ...stringMapOf(o.metadata?.annotations), [WRANGLER_CERTIFICATE_ANNOTATION]: service.secretName }
+      ? { ...given, [WRANGLER_CERTIFICATE_ANNOTATION]: service.secretName }
       : undefined;
-    const read = annotations ?? stringMapOf(o.metadata?.annotations);
-    if (read !== undefined && Object.hasOwn(read, CERT_MANAGER_INJECT_ANNOTATION)) {
-      const { [CERT_MANAGER_INJECT_ANNOTATION]: _removed, ...rest } = read;
+    const read = annotations ?? given;
+    if (read !== undefined && Object.hasOwn(read, CERT_MANAGER_INJECT_CA_FROM)) {
+      const { [CERT_MANAGER_INJECT_CA_FROM]: _removed, ...rest } = read;
       annotations = rest;
     }
     return [annotations === undefined ? o : { ...o, metadata: { ...o.metadata, annotations } }];

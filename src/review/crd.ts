@@ -5,6 +5,7 @@
  */
 import { compareStrings } from '../core/diagnostics.js';
 import { isPlainObject, type KObject } from '../core/kobject.js';
+import { CERT_MANAGER_INJECT_CA_FROM } from '../core/kinds.js';
 import type { CrdFinding, CrdSchemaSummary } from './types.js';
 
 interface CrdVersion {
@@ -47,8 +48,6 @@ type CrdChanges = Pick<CrdFinding, 'versionsAdded' | 'versionsRemoved' | 'served
 /** The Service a conversion webhook moved from, for the message (the finding keeps the new one). */
 const movedFrom = new WeakMap<CrdChanges, string>();
 
-const INJECT_CA_FROM = 'cert-manager.io/inject-ca-from';
-
 /**
  * `spec.conversion.strategy` (None when absent, the API server's default) and, for Webhook, the
  * Service that converts and where cert-manager injects its CA from.
@@ -59,7 +58,7 @@ function conversionOf(crd: KObject): { strategy: string; service?: string; caFro
   const webhook = isPlainObject(conversion.webhook) ? conversion.webhook : {};
   const config = isPlainObject(webhook.clientConfig) ? webhook.clientConfig : {};
   const service = isPlainObject(config.service) ? config.service : undefined;
-  const caFrom = crd.metadata?.annotations?.[INJECT_CA_FROM];
+  const caFrom = crd.metadata?.annotations?.[CERT_MANAGER_INJECT_CA_FROM];
   return {
     strategy,
     ...(service ? { service: `${String(service.namespace ?? '')}/${String(service.name ?? '')}` } : {}),
