@@ -239,6 +239,6 @@ test('a local artifact path that names a device (certManager.url: /dev/zero) is 
   assert.equal(result.code, 1, result.stderr);
   assert.match(
     result.stderr,
-    new RegExp(`config\\.yaml:${line}:\\d+: error: .*cannot read .* from "/dev/zero": it is a device or socket, not a file`),
+    new RegExp(`config\\.yaml:${line}:\\d+: error: .*cannot read .* from "/dev/zero": it is a device or other special file, not a file`),
   );
 });

@@ -5,7 +5,8 @@
  * Unlike clusterctl, a path without `file://` may be relative: it resolves against the directory
  * of the manifest file that declared it.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CapiGitopsError, compareStrings, type Diagnostic } from '../../core/diagnostics.js';
@@ -14,6 +15,7 @@ import { messagePrefix, type DiagnosticOrigin, type UrlRequest } from '../reques
 import { compareSemantic, parseSemantic } from '../../core/versions.js';
 import { ArtifactNotFoundError, LATEST, type Artifact, type ProviderRepository } from '../source.js';
 import { errorCode } from '../../core/error-code.js';
+import { specialFileKind } from '../../manifest/files.js';
 
 const LAYOUT = '{basepath}/{provider-label}/{version}/{components-file}';
 
@@ -227,13 +229,20 @@ export async function readLocalArtifact(
 ): Promise<Artifact> {
   let bytes: Buffer;
   try {
-    // a device or a FIFO (certManager.url: /dev/zero) never ends: refused before it is read
-    const kind = await stat(filePath).then((st) =>
-      st.isFile() || st.isDirectory() ? undefined : st.isFIFO() ? 'a FIFO' : 'a device or socket',
-    );
-    if (kind)
-      throw new CapiGitopsError({ ...origin, message: `${prefix}cannot read ${what} from "${filePath}": it is ${kind}, not a file` });
-    bytes = await readFile(filePath);
+    // a device or a FIFO (certManager.url: /dev/zero) never ends: refused before it is read, from
+    // the handle it is read by (opening a FIFO does not wait for a writer)
+    const handle = await open(filePath, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile())
+        throw new CapiGitopsError({
+          ...origin,
+          message: `${prefix}cannot read ${what} from "${filePath}": it is ${specialFileKind(info)}, not a file`,
+        });
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if (error instanceof CapiGitopsError) throw error;
     const code = errorCode(error);
